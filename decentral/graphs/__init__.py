@@ -1,0 +1,81 @@
+"""Time-varying directed graphs: builders, weight rules, sequences, checks, robustness.
+
+Orientation (project-wide): ``adj[i, j]`` True / ``W[i, j] > 0`` iff agent i *receives from*
+agent j (edge j -> i); every agent has a self-loop.
+
+Example:
+    >>> import decentral.graphs as g
+    >>> adj = g.erdos_renyi(8, 0.4, kind="strong", seed=1)
+    >>> W = g.row_stochastic(adj)
+    >>> pi = g.perron_vector(W); r = g.r_robustness(adj)
+"""
+
+from .builders import (
+    add_self_loops,
+    circulant,
+    complete,
+    erdos_renyi,
+    exponential,
+    from_edges,
+    from_networkx,
+    grid2d,
+    path,
+    read_adjlist,
+    ring,
+    star,
+    to_networkx,
+)
+from .checks import (
+    WindowReport,
+    connectivity_window,
+    connectivity_window_report,
+    diameter,
+    is_strongly_connected,
+    min_positive_weight,
+)
+from .perron import APSResult, absolute_probability_sequence, perron_vector
+from .robustness import is_r_robust, is_rs_robust, r_robustness, robustness_witness
+from .sequences import (
+    GraphSequence,
+    explicit,
+    one_peer_exponential,
+    periodic,
+    random_edge_drops,
+    static,
+)
+from .tables import (
+    NeighborTable,
+    adjacency_to_table,
+    dense_to_table,
+    gather,
+    masked_max,
+    mix,
+    replace_sender_messages,
+    table_rule_weights,
+    table_to_dense,
+)
+from .weights import (
+    column_stochastic,
+    is_column_stochastic,
+    is_doubly_stochastic,
+    is_row_stochastic,
+    metropolis,
+    prescribed_pi_weights,
+    require_stochastic,
+    row_stochastic,
+    stochasticity_violations,
+)
+
+__all__ = [
+    "APSResult", "GraphSequence", "NeighborTable", "WindowReport",
+    "absolute_probability_sequence", "add_self_loops", "adjacency_to_table", "circulant",
+    "column_stochastic", "complete", "connectivity_window", "connectivity_window_report",
+    "dense_to_table", "diameter", "erdos_renyi", "explicit", "exponential", "from_edges",
+    "from_networkx", "gather", "grid2d", "is_column_stochastic", "is_doubly_stochastic",
+    "is_r_robust", "is_row_stochastic", "is_rs_robust", "is_strongly_connected", "masked_max",
+    "metropolis", "min_positive_weight", "mix", "one_peer_exponential", "path", "periodic",
+    "perron_vector", "prescribed_pi_weights", "r_robustness", "random_edge_drops",
+    "read_adjlist", "replace_sender_messages", "require_stochastic", "ring",
+    "robustness_witness", "row_stochastic", "star", "static", "stochasticity_violations",
+    "table_rule_weights", "table_to_dense", "to_networkx",
+]

@@ -1,0 +1,85 @@
+"""Input validation shared by the graph builders, weight rules and checks.
+
+Every function here raises :class:`ValueError` with a message that says what is wrong and how
+to fix it; none of them silently repairs its input.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["as_adjacency", "as_weights", "as_weight_stack"]
+
+
+def as_adjacency(adj, *, name: str = "adj", require_self_loops: bool = True) -> np.ndarray:
+    """Return ``adj`` as a boolean numpy array after checking it is a valid adjacency.
+
+    Args:
+        adj: square boolean array, ``adj[i, j]`` True iff agent i receives from agent j.
+        name: how the argument is called in error messages.
+        require_self_loops: if True, every diagonal entry must be True.
+
+    Raises:
+        ValueError: if ``adj`` is not square, not boolean, or lacks self-loops when required.
+    """
+    a = np.asarray(adj)
+    if a.ndim != 2 or a.shape[0] != a.shape[1]:
+        raise ValueError(
+            f"{name} must be a square [n, n] array; got shape {a.shape}. Build one with "
+            "decentral.graphs builders (ring, complete, erdos_renyi, ...) or from_networkx."
+        )
+    if a.shape[0] == 0:
+        raise ValueError(f"{name} has no agents (shape {a.shape}); need n >= 1.")
+    if a.dtype != np.bool_:
+        raise ValueError(
+            f"{name} must be a boolean adjacency (dtype bool), got dtype {a.dtype}. "
+            "For a weight matrix use the weight checks (is_row_stochastic, ...); to convert a "
+            "0/1 array use `adj.astype(bool)`."
+        )
+    if require_self_loops and not np.all(np.diag(a)):
+        missing = np.flatnonzero(~np.diag(a)).tolist()
+        raise ValueError(
+            f"{name} lacks self-loops at agents {missing[:10]}"
+            f"{'...' if len(missing) > 10 else ''}; "
+            "every agent must hear itself. Add them with decentral.graphs.add_self_loops(adj)."
+        )
+    return a
+
+
+def as_weights(W, *, name: str = "W") -> np.ndarray:
+    """Return ``W`` as a float numpy array after checking shape, finiteness and sign."""
+    w = np.asarray(W)
+    if w.ndim != 2 or w.shape[0] != w.shape[1]:
+        raise ValueError(f"{name} must be a square [n, n] weight matrix; got shape {w.shape}.")
+    if not np.issubdtype(w.dtype, np.number) or np.issubdtype(w.dtype, np.complexfloating):
+        raise ValueError(f"{name} must hold real numbers; got dtype {w.dtype}.")
+    w = w.astype(np.float64) if not np.issubdtype(w.dtype, np.floating) else w
+    _check_finite_nonnegative(w, name)
+    return w
+
+
+def as_weight_stack(Ws, *, name: str = "Ws") -> np.ndarray:
+    """Return a ``[T, n, n]`` float stack from one matrix or a sequence of matrices."""
+    w = np.asarray(Ws)
+    if w.ndim == 2:
+        w = w[None]
+    if w.ndim != 3 or w.shape[1] != w.shape[2] or w.shape[0] == 0:
+        raise ValueError(
+            f"{name} must be one [n, n] matrix or a non-empty stack [T, n, n]; got shape {w.shape}."
+        )
+    if not np.issubdtype(w.dtype, np.number) or np.issubdtype(w.dtype, np.complexfloating):
+        raise ValueError(f"{name} must hold real numbers; got dtype {w.dtype}.")
+    w = w.astype(np.float64) if not np.issubdtype(w.dtype, np.floating) else w
+    _check_finite_nonnegative(w, name)
+    return w
+
+
+def _check_finite_nonnegative(w: np.ndarray, name: str) -> None:
+    if not np.all(np.isfinite(w)):
+        where = np.argwhere(~np.isfinite(w))[0].tolist()
+        raise ValueError(f"{name} has a NaN or infinite entry (first at index {where}); "
+                         "weights must be finite.")
+    if np.any(w < 0):
+        where = np.argwhere(w < 0)[0].tolist()
+        raise ValueError(f"{name} has a negative entry {w[tuple(where)]!r} at index {where}; "
+                         "mixing weights must be non-negative.")

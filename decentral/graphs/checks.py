@@ -1,0 +1,183 @@
+"""Graph checks on the host: strong connectivity, connectivity windows (B-connectivity),
+diameter, minimum positive weight.
+
+These run outside jit with numpy/scipy. Checks return plain booleans or numbers; the
+``*_report`` companions explain a failure (which window is not strongly connected).
+
+Example:
+    >>> from decentral.graphs import ring, path, connectivity_window
+    >>> connectivity_window([path(3), ring(3)])      # the second graph alone is strongly connected
+    2
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.sparse import csr_matrix
+from scipy.sparse.csgraph import connected_components, shortest_path
+
+from ._validate import as_adjacency, as_weight_stack
+from .sequences import GraphSequence
+
+__all__ = [
+    "is_strongly_connected",
+    "diameter",
+    "min_positive_weight",
+    "connectivity_window",
+    "connectivity_window_report",
+    "WindowReport",
+    "pattern_stack",
+]
+
+
+def _pattern(graph) -> np.ndarray:
+    g = np.asarray(graph)
+    if g.dtype == np.bool_:
+        return as_adjacency(g, name="graph", require_self_loops=False)
+    w = as_weight_stack(g, name="graph")
+    if w.shape[0] != 1:
+        raise ValueError(f"expected one [n, n] graph, got a stack of shape {g.shape}.")
+    return w[0] > 0
+
+
+def is_strongly_connected(graph) -> bool:
+    """True iff the directed graph of ``graph`` (boolean adjacency or weight matrix) is
+    strongly connected (every agent reaches every other along edges ``j -> i``)."""
+    p = _pattern(graph)
+    n_comp, _ = connected_components(csr_matrix(p), directed=True, connection="strong")
+    return n_comp == 1
+
+
+def diameter(graph) -> float:
+    """Longest shortest directed path (hops), ``math.inf`` if not strongly connected.
+
+    Orientation does not change it (reversing every edge keeps all distances' maximum).
+    """
+    p = _pattern(graph)
+    if p.shape[0] == 1:
+        return 0
+    dist = shortest_path(csr_matrix(p & ~np.eye(p.shape[0], dtype=bool)), unweighted=True)
+    d = float(dist.max())
+    return math.inf if not np.isfinite(d) else int(d)
+
+
+def min_positive_weight(Ws) -> float:
+    """β: the smallest positive entry over one weight matrix or a stack ``[T, n, n]``."""
+    w = as_weight_stack(Ws)
+    pos = w[w > 0]
+    if pos.size == 0:
+        raise ValueError("the weights have no positive entry.")
+    return float(pos.min())
+
+
+def pattern_stack(seq, *, horizon: int | None = None, key=None) -> tuple[np.ndarray, bool, str]:
+    """Boolean patterns ``[T, n, n]`` of a sequence, whether windows wrap, and how observed.
+
+    ``seq`` may be a list / stack of adjacencies or weight matrices (finite, no wrap), or a
+    :class:`GraphSequence`: static and periodic forms wrap over their period; explicit stacks
+    are finite; random forms are *observed* over ``horizon`` steps (``key`` for per-seed draws).
+    """
+    if isinstance(seq, GraphSequence):
+        if seq.form == "random":
+            if horizon is None:
+                raise ValueError("a random sequence is only observed over a horizon: pass "
+                                 "horizon=T (and key= for per-seed draws).")
+            return seq.weights_host(horizon, key=key) > 0, False, f"observed over {horizon} steps"
+        if seq.form == "explicit":
+            return seq.weights_host(seq.length) > 0, False, "finite explicit stack"
+        return seq.weights_host(seq.period) > 0, True, f"periodic, period {seq.period}"
+    arr = np.asarray(seq)
+    if arr.ndim == 2:
+        arr = arr[None]
+    if arr.ndim != 3:
+        raise ValueError(f"expected a list or stack of [n, n] graphs, got shape {arr.shape}.")
+    if arr.dtype == np.bool_:
+        pats = np.stack([as_adjacency(a, name=f"graph {k}", require_self_loops=False)
+                         for k, a in enumerate(arr)])
+    else:
+        pats = as_weight_stack(arr) > 0
+    return pats, False, "finite list"
+
+
+@dataclass(frozen=True)
+class WindowReport:
+    """Why a window length fails: the first window whose union is not strongly connected."""
+
+    window: int
+    holds: bool
+    failing_start: int | None
+    unreachable_pairs: int
+    how: str
+
+    def __str__(self) -> str:
+        if self.holds:
+            return (f"every window of {self.window} consecutive graphs is strongly connected "
+                    f"({self.how})")
+        return (f"the union of graphs {self.failing_start}..{self.failing_start + self.window - 1}"
+                f" is not strongly connected ({self.unreachable_pairs} ordered pairs unreachable;"
+                f" {self.how})")
+
+
+def _window_unions(pats: np.ndarray, window: int, wrap: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Unions of every window of ``window`` consecutive patterns, vectorized via cumsums."""
+    t = pats.shape[0]
+    if wrap:
+        reps = math.ceil((t + window) / t)
+        pats = np.concatenate([pats] * reps)[: t + window - 1]
+        starts = np.arange(t)
+    else:
+        starts = np.arange(t - window + 1)
+    csum = np.concatenate([np.zeros((1,) + pats.shape[1:], np.int64),
+                           np.cumsum(pats, axis=0, dtype=np.int64)])
+    unions = (csum[starts + window] - csum[starts]) > 0
+    return unions, starts
+
+
+def connectivity_window_report(seq, window: int, *, horizon: int | None = None,
+                               key=None) -> WindowReport:
+    """Check one window length L and explain the first failing window (see
+    :func:`connectivity_window`)."""
+    if isinstance(window, bool) or not isinstance(window, (int, np.integer)) or window < 1:
+        raise ValueError(f"window must be a positive integer, got {window!r}.")
+    pats, wrap, how = pattern_stack(seq, horizon=horizon, key=key)
+    if not wrap and window > pats.shape[0]:
+        raise ValueError(f"window {window} is longer than the {pats.shape[0]} graphs given.")
+    unions, starts = _window_unions(pats, int(window), wrap)
+    for s, u in zip(starts, unions, strict=True):
+        if not is_strongly_connected(u):
+            reach = shortest_path(csr_matrix(u), unweighted=True)
+            return WindowReport(int(window), False, int(s), int(np.sum(~np.isfinite(reach))), how)
+    return WindowReport(int(window), True, None, 0, how)
+
+
+def connectivity_window(seq, *, horizon: int | None = None, key=None) -> int | None:
+    """Smallest L such that the union over every window of L consecutive graphs is strongly
+    connected (uniform strong connectivity, Lin–Gupta–Liu Definition 1; B-connectivity).
+
+    * a finite list or explicit stack: sliding windows inside the list (no wrap-around);
+    * static / periodic sequences: windows wrap around the period (L ≤ P or None);
+    * random sequences: *observed* over ``horizon`` steps (a statement about that draw).
+
+    Returns None when no window length works (even the union of everything given is not
+    strongly connected).
+    """
+    pats, wrap, _ = pattern_stack(seq, horizon=horizon, key=key)
+    t = pats.shape[0]
+    if not is_strongly_connected(pats.any(axis=0)):
+        return None
+    # Monotone in L (a longer window contains a shorter one): binary search on [1, t].
+    def every_window_connected(window: int) -> bool:
+        unions, _ = _window_unions(pats, window, wrap)
+        return all(is_strongly_connected(u) for u in unions)
+
+    lo, hi = 1, t
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if every_window_connected(mid):
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo

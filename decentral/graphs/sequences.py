@@ -1,0 +1,319 @@
+"""Graph sequences: one protocol, several forms, two backends.
+
+A :class:`GraphSequence` answers ``seq.at(t, key=None)`` with the mixing graph of step ``t`` —
+a dense ``W [N, N]`` (``backend="dense"``) or a :class:`~decentral.graphs.tables.NeighborTable`
+(``backend="sparse"``); both give the same :func:`~decentral.graphs.tables.mix` result. ``t``
+may be a traced integer, so the call lives inside ``jit`` / ``lax.scan`` / ``vmap``.
+
+Forms:
+
+* :func:`static` — one graph for all t;
+* :func:`periodic` — ``W[t % P]`` over a stack of P graphs;
+* :func:`explicit` — a stack ``[T, N, N]`` built offline; runs longer than T are refused
+  before anything is compiled (``seq.length``; the runner checks it);
+* :func:`random_edge_drops` — each non-self edge of a base graph dropped independently with
+  probability ``drop_prob`` at every step, from ``fold_in(key, t)``; self-loops always kept;
+  undirected bases drop symmetrically; then re-weighted by the rule. ``shared_across_seeds``
+  says whether every Monte-Carlo seed sees the same draw (the sequence's own key) or its own
+  (the caller passes a per-seed key to ``at``);
+* :func:`one_peer_exponential` — the time-varying one-peer exponential graph of decentralized
+  training: at step t agent i hears only itself and ``i − 2^(t mod ⌈log₂ n⌉)``.
+
+Example:
+    >>> from decentral.graphs import ring, periodic, row_stochastic
+    >>> seq = periodic([ring(4), ring(4, directed=False)], rule="row", backend="sparse")
+    >>> seq.at(3).idx.shape        # NeighborTable of step 3 (= graph 1)
+    (4, 3)
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from ._validate import as_adjacency, as_weights
+from .tables import (
+    NeighborTable,
+    _table_layout,
+    table_rule_weights,
+    table_to_dense,
+)
+from .weights import WEIGHT_RULES, metropolis
+
+__all__ = [
+    "GraphSequence",
+    "static",
+    "periodic",
+    "explicit",
+    "random_edge_drops",
+    "one_peer_exponential",
+]
+
+_BACKENDS = ("dense", "sparse")
+
+
+def _check_backend(backend: str) -> str:
+    if backend not in _BACKENDS:
+        raise ValueError(f"backend must be 'dense' or 'sparse', got {backend!r}.")
+    return backend
+
+
+def _check_rule(rule: str) -> str:
+    if rule not in WEIGHT_RULES:
+        raise ValueError(f"unknown weight rule {rule!r}; use one of {sorted(WEIGHT_RULES)}.")
+    return rule
+
+
+def _weights_from(graph, rule: str | None, name: str) -> np.ndarray:
+    """Weight matrix from a boolean adjacency + rule, or a given weight matrix (no rule)."""
+    g = np.asarray(graph)
+    if g.dtype == np.bool_:
+        if rule is None:
+            raise ValueError(f"{name} is a boolean adjacency: pass rule='row', 'column' or "
+                             "'metropolis' to turn it into weights (or pass weight matrices).")
+        a = as_adjacency(g, name=name)
+        if rule == "metropolis":
+            return metropolis(a)
+        return WEIGHT_RULES[_check_rule(rule)](a)
+    if rule is not None:
+        raise ValueError(f"{name} is already a weight matrix; rule={rule!r} applies to boolean "
+                         "adjacencies only. Drop `rule` or pass the adjacency.")
+    w = as_weights(g, name=name)
+    if np.any(np.diag(w) <= 0):
+        bad = np.flatnonzero(np.diag(w) <= 0).tolist()
+        raise ValueError(f"{name} has no self-loop weight at agents {bad}: every agent must "
+                         "keep a positive weight on itself (W[i, i] > 0).")
+    return w
+
+
+def _stack_weights(graphs, rule: str | None) -> np.ndarray:
+    arr = graphs if isinstance(graphs, np.ndarray) else None
+    if arr is not None and arr.ndim == 3:
+        items = list(arr)
+    elif isinstance(graphs, Sequence) and not isinstance(graphs, np.ndarray):
+        items = list(graphs)
+    else:
+        raise ValueError("expected a stack [P, N, N] or a list of [N, N] graphs; got "
+                         f"{type(graphs).__name__} with shape {np.shape(graphs)}.")
+    if not items:
+        raise ValueError("the graph stack is empty; give at least one graph.")
+    ws = [_weights_from(g, rule, f"graph {k}") for k, g in enumerate(items)]
+    shapes = {w.shape for w in ws}
+    if len(shapes) != 1:
+        raise ValueError(f"all graphs of a sequence need the same shape; got {sorted(shapes)}.")
+    return np.stack(ws)
+
+
+class GraphSequence:
+    """A sequence of mixing graphs ``t -> W_t`` (see module docstring for the forms).
+
+    Attributes:
+        n: number of agents.
+        backend: ``"dense"`` or ``"sparse"``.
+        form: ``"static"``, ``"periodic"``, ``"explicit"``, ``"random"`` or
+            ``"one_peer_exponential"``.
+        period: P for static (1), periodic and one-peer forms; None otherwise.
+        length: number of steps an explicit stack supplies; None for unbounded forms.
+        shared_across_seeds: for random forms, whether all seeds see one draw.
+    """
+
+    def __init__(self, *, form: str, n: int, backend: str, weights: np.ndarray | None = None,
+                 base_adjacency: np.ndarray | None = None, drop_prob: float = 0.0,
+                 rule: str | None = None, key=None, shared_across_seeds: bool = True,
+                 width: int | None = None):
+        self.form = form
+        self.n = int(n)
+        self.backend = _check_backend(backend)
+        self.rule = rule
+        self.shared_across_seeds = bool(shared_across_seeds)
+        self.period = None
+        self.length = None
+        if form == "random":
+            self._base = np.asarray(base_adjacency, dtype=bool)
+            self._symmetric = bool(np.array_equal(self._base, self._base.T))
+            self.drop_prob = float(drop_prob)
+            self._key = key
+            idx, mask = _table_layout(self._base, width)
+            self._base_idx = jnp.asarray(idx)
+            self._base_mask = jnp.asarray(mask)
+            self._base_dense = jnp.asarray(self._base)
+        else:
+            self._weights_host = weights
+            self.period = weights.shape[0] if form != "explicit" else None
+            self.length = weights.shape[0] if form == "explicit" else None
+            self._dense = jnp.asarray(weights)
+            if backend == "sparse":
+                pattern = np.any(weights > 0, axis=0) | np.eye(self.n, dtype=bool)
+                k = int((pattern & ~np.eye(self.n, dtype=bool)).sum(axis=1).max(initial=0)) + 1
+                tables = []
+                for w in weights:
+                    idx, mask = _table_layout((w > 0) | np.eye(self.n, dtype=bool),
+                                              width if width is not None else k)
+                    weight = np.where(mask, w[np.arange(self.n)[:, None], idx], 0.0)
+                    tables.append((idx, weight, mask))
+                self._table = NeighborTable(*(jnp.asarray(np.stack(part))
+                                              for part in zip(*tables, strict=True)))
+
+    # -- the protocol -----------------------------------------------------------------------
+
+    def _index(self, t):
+        if self.form == "explicit":
+            return jnp.clip(t, 0, self.length - 1)
+        return t % self.period
+
+    def _random_keep(self, t, key):
+        """Boolean [N, N] pattern of step t (diagonal kept; symmetric for undirected bases)."""
+        if self.shared_across_seeds:
+            key = self._key
+        elif key is None:
+            raise ValueError("this random sequence draws per seed (shared_across_seeds=False): "
+                             "pass the seed's key to at(t, key).")
+        k = jax.random.fold_in(key, t)
+        keep = jax.random.bernoulli(k, 1.0 - self.drop_prob, (self.n, self.n))
+        if self._symmetric:
+            upper = jnp.triu(keep, 1)
+            keep = upper | upper.T
+        return keep | jnp.eye(self.n, dtype=bool)
+
+    def at(self, t, key=None):
+        """Mixing graph of step ``t``: dense ``W [N, N]`` or a ``NeighborTable``.
+
+        Args:
+            t: step index (int or traced int32).
+            key: per-seed PRNG key; needed only by random sequences with
+                ``shared_across_seeds=False``.
+        """
+        if self.form != "random":
+            i = self._index(t)
+            if self.backend == "dense":
+                return self._dense[i]
+            return NeighborTable(self._table.idx[i], self._table.weight[i], self._table.mask[i])
+        keep = self._random_keep(t, key)
+        if self.backend == "dense":
+            adj = self._base_dense & keep
+            return WEIGHT_RULES[self.rule](adj, jnp)
+        rows = jnp.arange(self.n)[:, None]
+        mask = self._base_mask & keep[rows, self._base_idx]
+        table = NeighborTable(self._base_idx, jnp.zeros(mask.shape), mask)
+        return table._replace(weight=table_rule_weights(table, self.rule))
+
+    def dense_at(self, t, key=None):
+        """Dense ``W_t`` whatever the backend (jit-able)."""
+        g = self.at(t, key)
+        return table_to_dense(g) if isinstance(g, NeighborTable) else g
+
+    def weights_host(self, num_steps: int, *, start: int = 0, key=None) -> np.ndarray:
+        """Host numpy stack ``[num_steps, N, N]`` of ``W_start … W_{start+num_steps-1}``.
+
+        For validators and the absolute probability sequence (outside jit).
+        """
+        if num_steps < 0:
+            raise ValueError(f"num_steps must be >= 0, got {num_steps}.")
+        if self.form == "explicit" and start + num_steps > self.length:
+            raise ValueError(f"this explicit sequence supplies {self.length} steps; asked for "
+                             f"steps {start}..{start + num_steps - 1}.")
+        if self.form != "random":
+            idx = np.arange(start, start + num_steps)
+            idx = idx % self.period if self.period is not None else idx
+            return np.asarray(self._weights_host[idx])
+        ts = jnp.arange(start, start + num_steps)
+        return np.asarray(jax.jit(jax.vmap(lambda t: self.dense_at(t, key)))(ts))
+
+    def check_horizon(self, num_steps: int) -> None:
+        """Raise ValueError if this sequence cannot supply ``num_steps`` steps."""
+        if self.length is not None and num_steps > self.length:
+            raise ValueError(f"the explicit graph stack holds {self.length} steps but the run "
+                             f"needs {num_steps}; build a longer stack or use periodic().")
+
+    def __repr__(self) -> str:
+        extra = (f", period={self.period}" if self.period is not None else
+                 f", length={self.length}" if self.length is not None else
+                 f", drop_prob={self.drop_prob}, rule={self.rule!r}")
+        return f"GraphSequence(form={self.form!r}, n={self.n}, backend={self.backend!r}{extra})"
+
+
+def static(graph, *, rule: str | None = None, backend: str = "dense") -> GraphSequence:
+    """The same graph at every step.
+
+    Args:
+        graph: a weight matrix ``W [N, N]``, or a boolean adjacency together with ``rule``.
+        rule: ``"row"``, ``"column"`` or ``"metropolis"`` when ``graph`` is an adjacency.
+        backend: ``"dense"`` or ``"sparse"``.
+
+    Example:
+        >>> seq = static(ring(5), rule="row")
+        >>> seq.at(7).shape
+        (5, 5)
+    """
+    w = _weights_from(graph, rule, "graph")
+    return GraphSequence(form="static", n=w.shape[0], backend=backend, weights=w[None], rule=rule)
+
+
+def periodic(graphs, *, rule: str | None = None, backend: str = "dense") -> GraphSequence:
+    """``W_t = graphs[t % P]`` over a stack (or list) of P weight matrices / adjacencies."""
+    w = _stack_weights(graphs, rule)
+    return GraphSequence(form="periodic", n=w.shape[1], backend=backend, weights=w, rule=rule)
+
+
+def explicit(graphs, *, rule: str | None = None, backend: str = "dense") -> GraphSequence:
+    """``W_t = graphs[t]`` for t < T over a stack built offline; longer runs are refused."""
+    w = _stack_weights(graphs, rule)
+    return GraphSequence(form="explicit", n=w.shape[1], backend=backend, weights=w, rule=rule)
+
+
+def random_edge_drops(base, drop_prob: float, *, rule: str = "row", key=None,
+                      shared_across_seeds: bool = True, backend: str = "dense"
+                      ) -> GraphSequence:
+    """Random sequence: every non-self edge of ``base`` is dropped with probability
+    ``drop_prob`` independently at each step (from ``fold_in(key, t)``), then re-weighted.
+
+    Args:
+        base: boolean base adjacency with self-loops (symmetric bases drop symmetrically).
+        drop_prob: per-step drop probability in [0, 1).
+        rule: weight rule applied to each step's graph (``"metropolis"`` needs a symmetric base).
+        key: the sequence's own PRNG key (or an int seed), used when ``shared_across_seeds``.
+        shared_across_seeds: True — every seed sees the same graphs (``at(t)``); False — the
+            caller passes each seed's key (``at(t, key)``).
+        backend: ``"dense"`` or ``"sparse"``.
+    """
+    a = as_adjacency(base, name="base")
+    _check_rule(rule)
+    if not (np.isfinite(drop_prob) and 0.0 <= drop_prob < 1.0):
+        raise ValueError(f"drop_prob must be in [0, 1), got {drop_prob!r}.")
+    if rule == "metropolis" and not np.array_equal(a, a.T):
+        raise ValueError("rule='metropolis' needs an undirected (symmetric) base graph.")
+    if shared_across_seeds:
+        if key is None:
+            raise ValueError("a shared random sequence needs its own key: pass key=jax.random."
+                             "key(seed) or an integer seed.")
+        if isinstance(key, (int, np.integer)):
+            key = jax.random.key(int(key))
+    return GraphSequence(form="random", n=a.shape[0], backend=backend, base_adjacency=a,
+                         drop_prob=drop_prob, rule=rule, key=key,
+                         shared_across_seeds=shared_across_seeds)
+
+
+def one_peer_exponential(n: int, *, rule: str = "row", backend: str = "dense") -> GraphSequence:
+    """One-peer exponential graphs: at step t agent i hears itself and ``i − 2^(t mod τ)``,
+    ``τ = ⌈log₂ n⌉`` (period τ; for n = 1 the single graph is the self-loop).
+
+    With ``rule="row"`` (or ``"column"``) every weight is 1/2: the sequence is doubly
+    stochastic.
+    """
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise ValueError(f"n must be a positive integer, got {n!r}.")
+    tau = max(1, math.ceil(math.log2(n))) if n > 1 else 1
+    i = np.arange(n)
+    adjs = []
+    for k in range(tau):
+        a = np.eye(n, dtype=bool)
+        if n > 1:
+            a[i, (i - 2**k) % n] = True
+        adjs.append(a)
+    seq = periodic(adjs, rule=rule, backend=backend)
+    seq.form = "one_peer_exponential"
+    return seq

@@ -1,0 +1,183 @@
+"""The receiver-indexed in-neighbour table, and the mixing primitives every family uses.
+
+One table serves every algorithm family (DESIGN §3). For one step of a graph sequence:
+
+* ``idx [N, K]`` — in-neighbour indices of each receiver, **the agent itself in column 0**,
+  padded by repeating the agent's own index;
+* ``weight [N, K]`` — the mixing weight ``W[i, idx[i, k]]`` (0 on padding);
+* ``mask [N, K]`` — True on real in-neighbours (column 0 always True), False on padding.
+
+Row-stochastic mixing is ``sum_k weight * X[idx]``; push-sum's column-stochastic weights are the
+same table with ``weight = 1 / outdeg[idx]``; max-consensus is a masked max over ``X[idx]``;
+W-MSR trimming works on the gathered ``[N, K, ...]`` values with the own value at ``k = 0``; a
+Byzantine sender's per-receiver message replaces its entries in the gathered tensor
+(:func:`replace_sender_messages`). A dense ``W [N, N]`` is the same object with ``K = N`` and is
+faster for small N (one matmul): :func:`mix` accepts either.
+
+Example:
+    >>> import jax.numpy as jnp
+    >>> from decentral.graphs import ring, row_stochastic, dense_to_table, mix
+    >>> W = row_stochastic(ring(4)); table = dense_to_table(W)
+    >>> bool(jnp.allclose(mix(W, jnp.arange(4.0)), mix(table, jnp.arange(4.0))))
+    True
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from ._validate import as_adjacency, as_weights
+
+__all__ = [
+    "NeighborTable",
+    "dense_to_table",
+    "adjacency_to_table",
+    "table_to_dense",
+    "mix",
+    "gather",
+    "masked_max",
+    "replace_sender_messages",
+    "table_rule_weights",
+]
+
+
+class NeighborTable(NamedTuple):
+    """Receiver-indexed in-neighbour table of one graph (see module docstring).
+
+    Attributes:
+        idx: ``[N, K]`` int32 in-neighbour indices, own index in column 0, padding repeats it.
+        weight: ``[N, K]`` float mixing weights ``W[i, idx[i, k]]``, 0 on padding.
+        mask: ``[N, K]`` bool, True on real in-neighbours (incl. self at k = 0).
+    """
+
+    idx: jax.Array
+    weight: jax.Array
+    mask: jax.Array
+
+
+def _table_layout(pattern: np.ndarray, width: int | None) -> tuple[np.ndarray, np.ndarray]:
+    """idx and mask arrays for a boolean pattern with True diagonal (host)."""
+    n = pattern.shape[0]
+    off = pattern & ~np.eye(n, dtype=bool)
+    counts = off.sum(axis=1)
+    k_needed = int(counts.max(initial=0)) + 1
+    if width is None:
+        width = k_needed
+    if width < k_needed:
+        raise ValueError(f"table width K={width} is smaller than the largest in-degree incl. "
+                         f"self ({k_needed}); use K >= {k_needed} or K=None.")
+    idx = np.repeat(np.arange(n)[:, None], width, axis=1).astype(np.int32)
+    mask = np.zeros((n, width), dtype=bool)
+    mask[:, 0] = True
+    for i in range(n):                       # host-side construction, once per graph
+        nbrs = np.flatnonzero(off[i])
+        idx[i, 1:1 + nbrs.size] = nbrs
+        mask[i, 1:1 + nbrs.size] = True
+    return idx, mask
+
+
+def dense_to_table(W, *, width: int | None = None) -> NeighborTable:
+    """Table of a dense weight matrix (host). ``K`` defaults to the max in-degree incl. self.
+
+    Entries with ``W[i, j] > 0`` (and the diagonal) become table entries; the weight at
+    ``k = 0`` is ``W[i, i]``.
+    """
+    w = as_weights(W)
+    n = w.shape[0]
+    idx, mask = _table_layout((w > 0) | np.eye(n, dtype=bool), width)
+    weight = np.where(mask, w[np.arange(n)[:, None], idx], 0.0)
+    return NeighborTable(jnp.asarray(idx), jnp.asarray(weight), jnp.asarray(mask))
+
+
+def adjacency_to_table(adj, *, width: int | None = None) -> NeighborTable:
+    """Table of a boolean adjacency with self-loops; weights are the mask as floats (0/1)."""
+    a = as_adjacency(adj)
+    idx, mask = _table_layout(a, width)
+    return NeighborTable(jnp.asarray(idx), jnp.asarray(mask.astype(np.float64)),
+                         jnp.asarray(mask))
+
+
+def table_to_dense(table: NeighborTable) -> jax.Array:
+    """Dense ``W [N, N]`` of a table (jit-able): ``W[i, idx[i, k]] += weight[i, k]`` on mask."""
+    n = table.idx.shape[0]
+    rows = jnp.broadcast_to(jnp.arange(n)[:, None], table.idx.shape)
+    w = jnp.where(table.mask, table.weight, 0.0)
+    return jnp.zeros((n, n), dtype=w.dtype).at[rows, table.idx].add(w)
+
+
+def mix(graph, X):
+    """Weighted mixing ``Y[i] = sum_j W[i, j] X[j]`` with a dense W or a :class:`NeighborTable`.
+
+    Args:
+        graph: dense ``W [N, N]`` or a ``NeighborTable``.
+        X: ``[N, ...]`` per-agent values (leading agent axis).
+
+    Returns:
+        ``[N, ...]`` mixed values (``W @ X`` for dense W).
+
+    Example:
+        >>> mix(jnp.eye(2), jnp.ones((2, 3))).shape
+        (2, 3)
+    """
+    if isinstance(graph, NeighborTable):
+        w = jnp.where(graph.mask, graph.weight, 0.0)
+        return jnp.einsum("nk,nk...->n...", w, X[graph.idx])
+    return jnp.tensordot(graph, X, axes=1)
+
+
+def gather(table: NeighborTable, X):
+    """In-neighbour values ``[N, K, ...]`` (``X[idx]``), own value at ``k = 0``.
+
+    Padding entries repeat the own value; combine with ``table.mask`` where it matters.
+    """
+    return X[table.idx]
+
+
+def masked_max(table: NeighborTable, X):
+    """Max over in-neighbours incl. self: ``Y[i] = max_{j ∈ N_i} X[j]`` (max-consensus)."""
+    g = gather(table, X)
+    m = table.mask.reshape(table.mask.shape + (1,) * (g.ndim - 2))
+    return jnp.max(jnp.where(m, g, g[:, :1]), axis=1)
+
+
+def replace_sender_messages(table: NeighborTable, gathered, sender, messages):
+    """Overwrite what agent ``sender`` sends: entries ``k > 0`` with ``idx[i, k] == sender``
+    (and mask True) become ``messages[i]`` — a Byzantine sender's per-receiver message.
+
+    The sender's own entry at ``k = 0`` (its own value) is untouched.
+
+    Args:
+        table: the step's table.
+        gathered: ``[N, K, ...]`` from :func:`gather`.
+        sender: int (may be traced), the index of the Byzantine agent.
+        messages: ``[N, ...]`` message that receiver i gets from ``sender``.
+    """
+    hit = (table.idx == sender) & table.mask
+    hit = hit.at[:, 0].set(False)
+    hit = hit.reshape(hit.shape + (1,) * (gathered.ndim - 2))
+    return jnp.where(hit, messages[:, None], gathered)
+
+
+def table_rule_weights(table: NeighborTable, rule: str):
+    """Recompute a table's weights from its mask with a weight rule (jit-able).
+
+    ``"row"``: ``mask / |N_i|``; ``"column"``: ``mask / outdeg[idx]`` (sender's out-degree incl.
+    self, counted over the table); ``"metropolis"``: ``1 / max(|N_i|, |N_j|)`` off the diagonal,
+    the remainder on ``k = 0`` (needs a symmetric pattern).
+    """
+    m = table.mask.astype(jnp.result_type(float))
+    n = table.idx.shape[0]
+    if rule == "row":
+        return m / m.sum(axis=1, keepdims=True)
+    if rule == "column":
+        outdeg = jnp.zeros((n,), m.dtype).at[table.idx].add(m)
+        return m / outdeg[table.idx]
+    if rule == "metropolis":
+        deg = m.sum(axis=1)
+        off = m.at[:, 0].set(0.0) / jnp.maximum(deg[:, None], deg[table.idx])
+        return off.at[:, 0].set(1.0 - off.sum(axis=1))
+    raise ValueError(f"unknown weight rule {rule!r}; use 'row', 'column' or 'metropolis'.")

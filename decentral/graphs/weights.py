@@ -1,0 +1,205 @@
+"""Weight rules (adjacency -> mixing matrix) and stochasticity checks.
+
+Orientation: ``W[i, j] > 0`` iff agent i receives from agent j. Row-stochastic matrices mix by
+``W @ X`` (consensus); column-stochastic ones (push-sum) use the same orientation.
+
+The rule formulas are written once, over an array module ``xp`` (numpy or ``jax.numpy``), so
+the host builders here and the jitted random graph sequences (:mod:`.sequences`) share them.
+
+Example:
+    >>> from decentral.graphs import ring, row_stochastic, is_row_stochastic
+    >>> W = row_stochastic(ring(5))
+    >>> is_row_stochastic(W)
+    True
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._validate import as_adjacency, as_weights
+
+__all__ = [
+    "row_stochastic",
+    "column_stochastic",
+    "metropolis",
+    "prescribed_pi_weights",
+    "is_row_stochastic",
+    "is_column_stochastic",
+    "is_doubly_stochastic",
+    "stochasticity_violations",
+    "WEIGHT_RULES",
+]
+
+DEFAULT_TOL = 1e-10
+
+
+# ---- rule formulas over an array module (shared with the jitted sequences) ---------------
+
+def row_rule(a, xp=np):
+    """Uniform over in-neighbours incl. self: ``W[i, j] = a[i, j] / |N_i|``."""
+    af = a.astype(xp.float64 if xp is np else float)
+    return af / af.sum(axis=1, keepdims=True)
+
+
+def column_rule(a, xp=np):
+    """One over the sender's out-degree incl. self: ``W[i, j] = a[i, j] / |N_j^-|``."""
+    af = a.astype(xp.float64 if xp is np else float)
+    return af / af.sum(axis=0, keepdims=True)
+
+
+def metropolis_rule(a, xp=np):
+    """Metropolis: ``W[i, j] = 1 / max(|N_i|, |N_j|)`` for j != i neighbours; rows sum to 1."""
+    af = a.astype(xp.float64 if xp is np else float)
+    n = af.shape[0]
+    eye = xp.eye(n, dtype=af.dtype)
+    deg = af.sum(axis=1)                          # |N_i|, counting the self-loop
+    off = af * (1.0 - eye) / xp.maximum(deg[:, None], deg[None, :])
+    return off + eye * (1.0 - off.sum(axis=1))[:, None]
+
+
+WEIGHT_RULES = {"row": row_rule, "column": column_rule, "metropolis": metropolis_rule}
+"""Name -> rule formula, as accepted by the graph sequences' ``rule=`` argument."""
+
+
+# ---- public host builders -----------------------------------------------------------------
+
+def row_stochastic(adj) -> np.ndarray:
+    """Row-stochastic "flocking" weights: uniform over in-neighbours including self.
+
+    ``W[i, j] = 1 / |N_i|`` for ``j ∈ N_i`` (|N_i| counts i itself), else 0 — the consensus
+    weights of Lin–Gupta–Liu (Assumption 1) and of Dec_UCB Thm 1 (Zhu et al.).
+
+    Example:
+        >>> W = row_stochastic(complete(3))
+        >>> float(W[0, 1])
+        0.3333333333333333
+    """
+    return row_rule(as_adjacency(adj))
+
+
+def column_stochastic(adj) -> np.ndarray:
+    """Column-stochastic push-sum weights: ``W[i, j] = 1 / |N_j^-|`` (sender's out-degree, self
+    included), Lin–Gupta–Liu eq. (9).
+
+    Example:
+        >>> W = column_stochastic(ring(4))
+        >>> bool(np.allclose(W.sum(axis=0), 1.0))
+        True
+    """
+    return column_rule(as_adjacency(adj))
+
+
+def metropolis(adj) -> np.ndarray:
+    """Metropolis weights on an undirected graph: ``W[i, j] = 1 / max(|N_i|, |N_j|)``, j ≠ i.
+
+    |N| counts the self-loop; the diagonal takes the remaining mass. Doubly stochastic and
+    symmetric (Zhu et al., Dec_UCB Thm 2).
+
+    Raises:
+        ValueError: if ``adj`` is not symmetric (Metropolis weights need an undirected graph).
+    """
+    a = as_adjacency(adj)
+    if not np.array_equal(a, a.T):
+        i, j = np.argwhere(a != a.T)[0]
+        raise ValueError(
+            f"metropolis weights need an undirected (symmetric) adjacency, but adj[{i}, {j}] = "
+            f"{a[i, j]} while adj[{j}, {i}] = {a[j, i]}. Use row_stochastic or column_stochastic "
+            "for directed graphs, or symmetrise with `adj | adj.T`."
+        )
+    return metropolis_rule(a)
+
+
+def prescribed_pi_weights(adj, pi, *, scale: float | None = None) -> np.ndarray:
+    """Row-stochastic weights with a prescribed left eigenvector π on a weight-balanced digraph.
+
+    ``W = I − c · D_π⁻¹ · L`` with ``L = diag(A 1) − A`` the in-Laplacian of the off-diagonal
+    adjacency A (SA spec §2.5(a)). Balance (in-degree = out-degree at every agent) gives
+    ``L 1 = 0`` and ``1ᵀ L = 0``, hence ``W 1 = 1`` and ``πᵀ W = πᵀ``. Requires
+    ``0 < c < min_i π_i / L_ii`` (strictly positive diagonal, Assumption 1). With uniform π on a
+    directed balanced graph the result is doubly stochastic.
+
+    Args:
+        adj: boolean adjacency with self-loops; its off-diagonal part must be weight-balanced
+            (e.g. a directed cycle or a union of directed cycles).
+        pi: stochastic vector, entries > 0.
+        scale: c. Default ``0.5 · min_i π_i / L_ii`` over agents with ``L_ii > 0``.
+
+    Example:
+        >>> pi = np.array([0.4, 0.3, 0.2, 0.1])
+        >>> W = prescribed_pi_weights(ring(4), pi)
+        >>> bool(np.allclose(pi @ W, pi))
+        True
+    """
+    a = as_adjacency(adj)
+    n = a.shape[0]
+    pi = np.asarray(pi, dtype=np.float64)
+    if pi.shape != (n,):
+        raise ValueError(f"pi must have shape ({n},) to match adj, got {pi.shape}.")
+    if not np.all(np.isfinite(pi)) or np.any(pi <= 0) or abs(pi.sum() - 1.0) > 1e-12:
+        raise ValueError("pi must be a stochastic vector with strictly positive entries "
+                         f"(sum {pi.sum()!r}, min {pi.min()!r}); normalise it with pi / pi.sum().")
+    off = (a & ~np.eye(n, dtype=bool)).astype(np.float64)
+    indeg, outdeg = off.sum(axis=1), off.sum(axis=0)
+    if not np.array_equal(indeg, outdeg):
+        bad = np.flatnonzero(indeg != outdeg).tolist()
+        raise ValueError(
+            f"prescribed_pi_weights needs a weight-balanced digraph (in-degree = out-degree at "
+            f"every agent); agents {bad} are unbalanced. Use directed cycles or unions of them."
+        )
+    lap = np.diag(indeg) - off
+    active = indeg > 0
+    if not np.any(active):
+        return np.eye(n)
+    c_max = float(np.min(pi[active] / indeg[active]))
+    if scale is None:
+        scale = 0.5 * c_max
+    if not (np.isfinite(scale) and 0.0 < scale < c_max):
+        raise ValueError(f"scale c must satisfy 0 < c < min_i pi_i / L_ii = {c_max!r} (keeps the "
+                         f"diagonal strictly positive); got {scale!r}.")
+    return np.eye(n) - scale * (lap / pi[:, None])
+
+
+# ---- checks -------------------------------------------------------------------------------
+
+def stochasticity_violations(W, axis: int = 1, *, tol: float = DEFAULT_TOL
+                             ) -> list[tuple[int, float]]:
+    """List ``(index, sum)`` of the rows (axis=1) or columns (axis=0) whose sum differs from 1
+    by more than ``tol``; empty when stochastic. Serves the error messages of the checks."""
+    w = as_weights(W)
+    sums = w.sum(axis=axis)
+    bad = np.flatnonzero(np.abs(sums - 1.0) > tol)
+    return [(int(k), float(sums[k])) for k in bad]
+
+
+def is_row_stochastic(W, *, tol: float = DEFAULT_TOL) -> bool:
+    """True iff W is non-negative, finite and every row sums to 1 within ``tol``."""
+    return not stochasticity_violations(W, axis=1, tol=tol)
+
+
+def is_column_stochastic(W, *, tol: float = DEFAULT_TOL) -> bool:
+    """True iff W is non-negative, finite and every column sums to 1 within ``tol``."""
+    return not stochasticity_violations(W, axis=0, tol=tol)
+
+
+def is_doubly_stochastic(W, *, tol: float = DEFAULT_TOL) -> bool:
+    """True iff W is both row- and column-stochastic within ``tol``."""
+    return is_row_stochastic(W, tol=tol) and is_column_stochastic(W, tol=tol)
+
+
+def require_stochastic(W, kind: str = "row", *, name: str = "W", tol: float = DEFAULT_TOL
+                       ) -> np.ndarray:
+    """Return ``W`` as float array or raise ValueError naming the rows/columns that fail."""
+    w = as_weights(W, name=name)
+    axes = {"row": (1,), "column": (0,), "doubly": (1, 0)}
+    if kind not in axes:
+        raise ValueError(f"kind must be 'row', 'column' or 'doubly', got {kind!r}.")
+    for axis in axes[kind]:
+        bad = stochasticity_violations(w, axis=axis, tol=tol)
+        if bad:
+            what = "row" if axis == 1 else "column"
+            shown = ", ".join(f"{what} {k} sums to {s:.6g}" for k, s in bad[:5])
+            raise ValueError(f"{name} must be {kind}-stochastic but {shown}"
+                             f"{' ...' if len(bad) > 5 else ''}. Build it with a weight rule "
+                             "(row_stochastic, column_stochastic, metropolis).")
+    return w
