@@ -1,0 +1,87 @@
+"""Verification harness: claims and verdicts, statistics for judging them, report writing.
+
+* :mod:`decentral.verify.claims` — :class:`Claim`, :class:`Outcome`, :class:`Verdict`,
+  :class:`Kind`, :class:`CheckContext`, :func:`run_claim` and verdict helpers;
+* :mod:`decentral.verify.stats` — confidence intervals (bootstrap, CLT, Hoeffding, empirical
+  Bernstein), seed counts from concentration inequalities, slope / rate fits, envelope checks;
+* :mod:`decentral.verify.report` — the verdict table and ``report.md`` / ``report.json``.
+
+Nothing here imports JAX or changes global configuration; ``python -m proofs_checks`` is the entry
+point that enables float64.
+
+Example:
+    >>> from decentral.verify import Verdict, judge_tolerance
+    >>> judge_tolerance(1e-15, 1e-12, what="residual") is Verdict.PASS
+    True
+"""
+
+from decentral.verify.claims import (
+    FAMILIES,
+    CheckContext,
+    Claim,
+    ClaimResult,
+    Kind,
+    Outcome,
+    Verdict,
+    combine_verdicts,
+    judge_interval,
+    judge_lower_bound,
+    judge_tolerance,
+    judge_upper_bound,
+    run_claim,
+    validate_claim_id,
+)
+from decentral.verify.report import format_summary, format_table, to_jsonable, write_report
+from decentral.verify.stats import (
+    EnvelopeResult,
+    RateFit,
+    SlopeFit,
+    bernstein_num_seeds,
+    bootstrap_ci,
+    clt_ci,
+    clt_num_seeds,
+    empirical_bernstein_ci,
+    empirical_bernstein_num_seeds,
+    envelope_check,
+    geometric_rate,
+    hoeffding_ci,
+    hoeffding_num_seeds,
+    loglog_slope,
+    semilog_slope,
+)
+
+__all__ = [
+    "FAMILIES",
+    "CheckContext",
+    "Claim",
+    "ClaimResult",
+    "Kind",
+    "Outcome",
+    "Verdict",
+    "combine_verdicts",
+    "judge_interval",
+    "judge_lower_bound",
+    "judge_tolerance",
+    "judge_upper_bound",
+    "run_claim",
+    "validate_claim_id",
+    "format_summary",
+    "format_table",
+    "to_jsonable",
+    "write_report",
+    "EnvelopeResult",
+    "RateFit",
+    "SlopeFit",
+    "bernstein_num_seeds",
+    "bootstrap_ci",
+    "clt_ci",
+    "clt_num_seeds",
+    "empirical_bernstein_ci",
+    "empirical_bernstein_num_seeds",
+    "envelope_check",
+    "geometric_rate",
+    "hoeffding_ci",
+    "hoeffding_num_seeds",
+    "loglog_slope",
+    "semilog_slope",
+]

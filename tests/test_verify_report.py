@@ -1,0 +1,240 @@
+"""Tests of decentral.verify.claims (claims, run_claim, judges) and decentral.verify.report."""
+
+from __future__ import annotations
+
+import json
+import os
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from decentral.verify import claims as C
+from decentral.verify import report as R
+
+WORDS = ("PASS", "FAIL", "INCONCLUSIVE", "ERROR")
+
+
+def make_claim(claim_id, fn, kind=C.Kind.EXACT):
+    return C.Claim(claim_id, f"statement of {claim_id}", "Paper, Thm 1", kind, fn)
+
+
+def results_for(ctx: C.CheckContext) -> list[C.ClaimResult]:
+    fig = ctx.figure_path("graphs.passing", "curve")
+    fig.write_bytes(b"\x89PNG fake")
+
+    def passing(ctx):
+        return C.Outcome(
+            C.Verdict.PASS,
+            {"residual": np.float64(3e-16), "count": np.int64(7), "flag": np.bool_(True),
+             "curve": np.arange(5, dtype=np.float32), "nan": float("nan"), "inf": np.inf},
+            "max residual <= 1e-12",
+            figures=[str(fig)],
+            size="N=6, T=10",
+        )
+
+    def failing(ctx):
+        return C.Outcome(C.Verdict.FAIL, {"slope": -0.5, "lo": -0.6, "hi": -0.4},
+                         "slope CI inside [-1.1, -0.9]", details="the rate is slower",
+                         hypotheses_failed=["graph not B-connected"], vacuous=True)
+
+    def raising(ctx):
+        raise RuntimeError("boom in the check")
+
+    claims = [make_claim("graphs.passing", passing),
+              make_claim("bandits.failing", failing, C.Kind.RATE),
+              make_claim("push_sum.raising", raising, C.Kind.STATISTICAL)]
+    return [C.run_claim(c, ctx) for c in claims]
+
+
+# ------------------------------------------------------------------------------------------
+# claims
+# ------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("bad", ["nofamily", "gaphs.x", "graphs.", "graphs.Bad-Name", 3,
+                                 "graphs.1x"])
+def test_claim_id_validation(bad):
+    with pytest.raises(ValueError):
+        make_claim(bad, lambda ctx: None)
+
+
+def test_claim_fields_are_validated_and_coerced():
+    c = C.Claim("resilient_ac.ok_name", "s", "src", "rate", lambda ctx: None)
+    assert c.kind is C.Kind.RATE and c.family == "resilient_ac"
+    with pytest.raises(ValueError, match="kind"):
+        C.Claim("graphs.x", "s", "src", "weird", lambda ctx: None)
+    with pytest.raises(ValueError, match="statement"):
+        C.Claim("graphs.x", " ", "src", "exact", lambda ctx: None)
+    with pytest.raises(ValueError, match="threshold"):
+        C.Outcome(C.Verdict.PASS, {}, "")
+    with pytest.raises(ValueError, match="verdict"):
+        C.Outcome("MAYBE", {}, "x <= 1")
+    with pytest.raises(ValueError, match="headline"):
+        C.Outcome("PASS", {"a": 1}, "x <= 1", headline=["b"])
+    assert C.Outcome("PASS", {}, "x <= 1").verdict is C.Verdict.PASS
+
+
+def test_check_context(tmp_path):
+    ctx = C.CheckContext(out_dir=tmp_path / "out")
+    p = ctx.figure_path("graphs.demo", "residuals")
+    assert p == tmp_path / "out" / "figures" / "graphs.demo-residuals.png"
+    assert p.parent.is_dir()
+    assert ctx.seed_count(10, 100) == 10
+    assert C.CheckContext(full=True).seed_count(10, 100) == 100
+    assert C.CheckContext(full=True, seeds=3).seed_count(10, 100) == 3
+    assert ctx.seed_for("graphs.a") != ctx.seed_for("graphs.b")
+    assert ctx.seed_for("graphs.a") == C.CheckContext(out_dir=tmp_path).seed_for("graphs.a")
+    assert C.CheckContext(base_seed=1).seed_for("graphs.a") != ctx.seed_for("graphs.a")
+    with pytest.raises(ValueError):
+        C.CheckContext(seeds=0)
+    with pytest.raises(ValueError):
+        ctx.figure_path("graphs.demo", "../escape")
+
+
+def test_run_claim_turns_exceptions_and_bad_returns_into_error(tmp_path):
+    ctx = C.CheckContext(out_dir=tmp_path)
+    r = C.run_claim(make_claim("graphs.raises", lambda ctx: 1 / 0), ctx)
+    assert r.verdict is C.Verdict.ERROR
+    assert "ZeroDivisionError" in r.error and "ZeroDivisionError" in r.outcome.details
+    assert r.seconds >= 0
+    r = C.run_claim(make_claim("graphs.returns_none", lambda ctx: None), ctx)
+    assert r.verdict is C.Verdict.ERROR and "not an Outcome" in r.error
+
+
+def test_run_claim_records_warnings_and_hypotheses(tmp_path):
+    class BrokenHypothesisWarning(UserWarning):
+        pass
+
+    def fn(ctx):
+        warnings.warn("graph is not 3-robust", BrokenHypothesisWarning, stacklevel=1)
+        warnings.warn("something else", UserWarning, stacklevel=1)
+        return C.Outcome(C.Verdict.PASS, {"x": 1}, "x == 1")
+
+    r = C.run_claim(make_claim("graphs.warns", fn), C.CheckContext(out_dir=tmp_path))
+    assert r.verdict is C.Verdict.PASS
+    assert r.outcome.hypotheses_failed == ["graph is not 3-robust"]
+    assert any("something else" in w for w in r.warnings)
+
+
+def test_judges():
+    V = C.Verdict
+    assert C.judge_tolerance(1e-13, 1e-12) is V.PASS
+    assert C.judge_tolerance(np.array([1e-13, -2e-12]), 1e-12) is V.FAIL
+    assert C.judge_tolerance(np.nan, 1e-12) is V.FAIL
+    with pytest.raises(ValueError, match="tolerance"):
+        C.judge_tolerance(0.0, -1.0, what="residual")
+    assert C.judge_upper_bound(0.1, 0.2, 0.3) is V.PASS
+    assert C.judge_upper_bound(0.4, 0.5, 0.3) is V.FAIL
+    assert C.judge_upper_bound(0.2, 0.4, 0.3) is V.INCONCLUSIVE
+    assert C.judge_upper_bound(float("nan"), 0.4, 0.3) is V.INCONCLUSIVE
+    assert C.judge_lower_bound(0.4, 0.5, 0.3) is V.PASS
+    assert C.judge_lower_bound(0.1, 0.2, 0.3) is V.FAIL
+    assert C.judge_interval(-1.05, -0.95, -1.1, -0.9) is V.PASS
+    assert C.judge_interval(-0.6, -0.4, -1.1, -0.9) is V.FAIL
+    assert C.judge_interval(-1.2, -1.0, -1.1, -0.9) is V.INCONCLUSIVE
+    with pytest.raises(ValueError):
+        C.judge_interval(0.2, 0.1, 0.0, 1.0)
+    assert C.combine_verdicts(["PASS", "INCONCLUSIVE"]) is V.INCONCLUSIVE
+    assert C.combine_verdicts([V.PASS, V.FAIL, V.INCONCLUSIVE]) is V.FAIL
+    assert C.combine_verdicts([V.PASS, V.PASS]) is V.PASS
+    with pytest.raises(ValueError):
+        C.combine_verdicts([])
+
+
+# ------------------------------------------------------------------------------------------
+# report
+# ------------------------------------------------------------------------------------------
+
+
+def test_to_jsonable_converts_numpy_and_friends():
+    payload = {"a": np.float32(1.5), "b": np.int64(3), "c": np.bool_(False),
+               "d": np.arange(3), "e": Path("x/y"), "f": C.Verdict.FAIL,
+               "g": (1, 2), "h": float("nan"), "i": -np.inf, "j": np.array(2.0)}
+    out = R.to_jsonable(payload)
+    text = json.dumps(out, allow_nan=False)
+    assert json.loads(text) == {"a": 1.5, "b": 3, "c": False, "d": [0, 1, 2], "e": "x/y",
+                                "f": "FAIL", "g": [1, 2], "h": "NaN", "i": "-Infinity", "j": 2.0}
+
+
+def test_format_table_rows_carry_verdict_words(tmp_path):
+    results = results_for(C.CheckContext(out_dir=tmp_path / "out"))
+    table = R.format_table(results)
+    rows = [line for line in table.splitlines() if line.split(" ", 1)[0] in
+            {r.id for r in results}]
+    assert len(rows) == 3
+    for line in rows:
+        assert sum(w in line.split() for w in WORDS) == 1, line
+    failing = next(line for line in rows if line.startswith("bandits.failing"))
+    assert "FAIL (vacuous)" in failing and "slope=-0.5" in failing
+    assert "boom in the check" in next(line for line in rows if line.startswith("push_sum"))
+    summary = R.format_summary(results)
+    assert "1 PASS" in summary and "1 FAIL" in summary and "1 ERROR" in summary
+    assert "1 vacuous" in summary
+
+
+def test_write_report_markdown_and_json(tmp_path):
+    out = tmp_path / "out"
+    results = results_for(C.CheckContext(out_dir=out))
+    context = {"mode": "quick", "versions": {"numpy": np.__version__}, "seeds": None}
+    md_path, json_path = R.write_report(results, out, context)
+    assert md_path == out / "report.md" and json_path == out / "report.json"
+    md = md_path.read_text()
+    for r in results:
+        assert f"## {r.id}" in md
+    for word in ("PASS", "FAIL", "ERROR"):
+        assert word in md
+    assert "![graphs.passing-curve.png](figures/graphs.passing-curve.png)" in md
+    assert "(figure file missing)" not in md
+    assert "graph not B-connected" in md and "boom in the check" in md
+    assert "max residual <= 1e-12" in md and "N=6, T=10" in md
+    data = json.loads(json_path.read_text())
+    assert data["context"] == {"mode": "quick", "versions": {"numpy": np.__version__},
+                               "seeds": None}
+    assert data["summary"]["PASS"] == 1 and data["summary"]["ERROR"] == 1
+    by_id = {c["id"]: c for c in data["claims"]}
+    assert [c["id"] for c in data["claims"]] == [r.id for r in results]
+    p = by_id["graphs.passing"]
+    assert p["verdict"] == "PASS" and p["measured"]["count"] == 7
+    assert p["measured"]["curve"] == [0.0, 1.0, 2.0, 3.0, 4.0]
+    assert p["measured"]["nan"] == "NaN"
+    assert p["figures"] == ["figures/graphs.passing-curve.png"]
+    assert by_id["bandits.failing"]["vacuous"] is True
+    assert "RuntimeError" in by_id["push_sum.raising"]["error"]
+    # Round trip: re-serialising the loaded JSON gives the same text.
+    assert json.dumps(data, indent=2) + "\n" == json_path.read_text()
+    assert not [f for f in os.listdir(out) if f.endswith(".tmp")]
+
+
+def test_relative_figure_paths_are_relative_to_the_report(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    ctx = C.CheckContext(out_dir=Path("rel_out"))
+    fig = ctx.figure_path("graphs.rel", "plot")  # a cwd-relative path
+    assert not fig.is_absolute()
+    fig.write_bytes(b"png")
+
+    def fn(ctx):
+        return C.Outcome("PASS", {}, "x", figures=[str(fig), "nowhere/missing.png"])
+
+    res = [C.run_claim(make_claim("graphs.rel", fn), ctx)]
+    md_path, _ = R.write_report(res, "rel_out", {})
+    md = md_path.read_text()
+    assert "](figures/graphs.rel-plot.png)" in md
+    assert "](../nowhere/missing.png)  *(figure file missing)*" in md
+
+
+def test_write_is_atomic(tmp_path, monkeypatch):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "report.md").write_text("old report")
+    results = results_for(C.CheckContext(out_dir=out))
+
+    def broken_replace(src, dst):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(R.os, "replace", broken_replace)
+    with pytest.raises(OSError, match="disk full"):
+        R.write_report(results, out, {})
+    assert (out / "report.md").read_text() == "old report"
+    assert sorted(os.listdir(out)) == ["figures", "report.md"]  # no temp files left behind
