@@ -46,6 +46,7 @@ from .sequences import (
 from .tables import (
     NeighborTable,
     adjacency_to_table,
+    as_table,
     dense_to_table,
     gather,
     masked_max,
@@ -68,7 +69,8 @@ from .weights import (
 
 __all__ = [
     "APSResult", "GraphSequence", "NeighborTable", "WindowReport",
-    "absolute_probability_sequence", "add_self_loops", "adjacency_to_table", "circulant",
+    "absolute_probability_sequence", "add_self_loops", "adjacency_to_table", "as_table",
+    "circulant",
     "column_stochastic", "complete", "connectivity_window", "connectivity_window_report",
     "dense_to_table", "diameter", "erdos_renyi", "explicit", "exponential", "from_edges",
     "from_networkx", "gather", "grid2d", "is_column_stochastic", "is_doubly_stochastic",

@@ -34,6 +34,7 @@ from ._validate import as_adjacency, as_weights
 
 __all__ = [
     "NeighborTable",
+    "as_table",
     "dense_to_table",
     "adjacency_to_table",
     "table_to_dense",
@@ -129,33 +130,53 @@ def mix(graph, X):
     return jnp.tensordot(graph, X, axes=1)
 
 
-def gather(table: NeighborTable, X):
+def as_table(graph) -> NeighborTable:
+    """The table view of a graph (jit-able): a ``NeighborTable`` is returned as is; a dense
+    ``W [N, N]`` becomes the ``K = N`` table with ``idx[i, k] = (i + k) mod N`` (own index at
+    ``k = 0``), ``weight = W[i, idx]`` and ``mask = weight > 0`` (always True at ``k = 0``)."""
+    if isinstance(graph, NeighborTable):
+        return graph
+    W = jnp.asarray(graph)
+    n = W.shape[0]
+    idx = (jnp.arange(n)[:, None] + jnp.arange(n)[None, :]) % n
+    weight = W[jnp.arange(n)[:, None], idx]
+    mask = (weight > 0).at[:, 0].set(True)
+    return NeighborTable(idx.astype(jnp.int32), weight, mask)
+
+
+def gather(graph, X):
     """In-neighbour values ``[N, K, ...]`` (``X[idx]``), own value at ``k = 0``.
 
-    Padding entries repeat the own value; combine with ``table.mask`` where it matters.
+    ``graph`` is a ``NeighborTable`` or a dense ``W`` (see :func:`as_table` for its layout).
+    Padding entries repeat the own value; combine with the table's ``mask`` where it matters.
     """
-    return X[table.idx]
+    return X[as_table(graph).idx]
 
 
-def masked_max(table: NeighborTable, X):
-    """Max over in-neighbours incl. self: ``Y[i] = max_{j ∈ N_i} X[j]`` (max-consensus)."""
+def masked_max(graph, X):
+    """Max over in-neighbours incl. self: ``Y[i] = max_{j ∈ N_i} X[j]`` (max-consensus).
+
+    ``graph`` is a ``NeighborTable`` or a dense ``W`` (in-neighbours are ``W[i, j] > 0``).
+    """
+    table = as_table(graph)
     g = gather(table, X)
     m = table.mask.reshape(table.mask.shape + (1,) * (g.ndim - 2))
     return jnp.max(jnp.where(m, g, g[:, :1]), axis=1)
 
 
-def replace_sender_messages(table: NeighborTable, gathered, sender, messages):
+def replace_sender_messages(table, gathered, sender, messages):
     """Overwrite what agent ``sender`` sends: entries ``k > 0`` with ``idx[i, k] == sender``
     (and mask True) become ``messages[i]`` — a Byzantine sender's per-receiver message.
 
     The sender's own entry at ``k = 0`` (its own value) is untouched.
 
     Args:
-        table: the step's table.
-        gathered: ``[N, K, ...]`` from :func:`gather`.
+        table: the step's table (or dense W, viewed by :func:`as_table`).
+        gathered: ``[N, K, ...]`` from :func:`gather` on the same graph.
         sender: int (may be traced), the index of the Byzantine agent.
         messages: ``[N, ...]`` message that receiver i gets from ``sender``.
     """
+    table = as_table(table)
     hit = (table.idx == sender) & table.mask
     hit = hit.at[:, 0].set(False)
     hit = hit.reshape(hit.shape + (1,) * (gathered.ndim - 2))

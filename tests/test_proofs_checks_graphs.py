@@ -1,0 +1,105 @@
+"""The graph claims of proofs_checks: each judge PASSes on the real input and FAILs on a planted
+violation (DESIGN §4: a check that cannot fail proves nothing)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import decentral.graphs as g
+from decentral.verify import CheckContext, Verdict
+from proofs_checks import graphs as pg
+
+
+@pytest.fixture(autouse=True)
+def _float64(x64):
+    yield
+
+
+def test_robustness_known_values_pass_and_planted_wrong_value_fails():
+    assert pg.check_robustness(pg.robustness_cases()).verdict == Verdict.PASS
+    two_cliques = np.zeros((8, 8), dtype=bool)
+    two_cliques[:4, :4] = True
+    two_cliques[4:, 4:] = True
+    two_cliques[4, 3] = True                                  # one bridge edge 3 -> 4
+    planted = [("two 4-cliques, one bridge (claimed 2-robust)", two_cliques, 2)]
+    out = pg.check_robustness(planted)
+    assert out.verdict == Verdict.FAIL
+    assert out.measured["cases"][planted[0][0]]["computed"] == 1
+
+
+def test_enumeration_milp_judge_fails_on_a_biased_solver(monkeypatch):
+    adjs = [g.complete(5), g.ring(6), g.circulant(5, [-1, -2, -3])]
+    assert pg.check_enumeration_equals_milp(adjs).verdict == Verdict.PASS
+    real = g.r_robustness
+
+    def biased(adj, method="auto", **kw):
+        r = real(adj, method=method, **kw)
+        return r + 1 if method == "milp" else r
+
+    monkeypatch.setattr(pg.g, "r_robustness", biased)
+    assert pg.check_enumeration_equals_milp(adjs).verdict == Verdict.FAIL
+
+
+def test_aps_judge_recovers_prescribed_pi_and_fails_on_wrong_pi():
+    stack = pg.prescribed_pi_stack(800, seed=3)
+    seq = g.explicit(stack)
+    assert pg.check_aps_recovers(seq, 100, pg.PRESCRIBED_PI).verdict == Verdict.PASS
+    assert pg.check_aps_recovers(seq, 100, np.full(6, 1 / 6)).verdict == Verdict.FAIL
+    # planted: one step's matrix uses plain row weights, which do not keep pi
+    broken = stack.copy()
+    broken[50] = g.row_stochastic(pg.prescribed_pi_subcycles()[1])
+    assert pg.check_aps_recovers(g.explicit(broken), 100, pg.PRESCRIBED_PI).verdict == \
+        Verdict.FAIL
+
+
+def test_perron_reference_judge_fails_on_reversed_orientation():
+    ref = np.array([3, 4, 4, 4, 2, 2]) / 19
+    assert pg.check_perron_reference(g.row_stochastic(pg.ring_with_chord()), ref).verdict == \
+        Verdict.PASS
+    reversed_w = g.row_stochastic(pg.ring_with_chord().T)     # transposed graph
+    assert pg.check_perron_reference(reversed_w, ref).verdict == Verdict.FAIL
+
+
+def test_consensus_judge_pass_and_planted_violations():
+    W = g.row_stochastic(pg.ring_with_chord())
+    pi = g.perron_vector(W)
+    ok = pg.check_consensus_limit(g.static(W), pi, num_seeds=8, num_steps=600)
+    assert ok.verdict == Verdict.PASS, ok.measured
+    assert ok.measured["rate_ci"][1] < 1.0
+    # wrong target: the plain average of a non-doubly-stochastic W
+    wrong = pg.check_consensus_limit(g.static(W), np.full(6, 1 / 6), num_seeds=8,
+                                     num_steps=600)
+    assert wrong.verdict == Verdict.FAIL
+    # transposed W (column-stochastic): no consensus at pi^T x(0)
+    transposed = pg.check_consensus_limit(g.static(W.T.copy()), pi, num_seeds=8,
+                                          num_steps=600)
+    assert transposed.verdict == Verdict.FAIL
+    # not B-connected: two disjoint rings never agree
+    two_rings = np.zeros((6, 6), dtype=bool)
+    two_rings[:3, :3] = g.ring(3)
+    two_rings[3:, 3:] = g.ring(3)
+    split = pg.check_consensus_limit(g.static(two_rings, rule="row"), np.full(6, 1 / 6),
+                                     num_seeds=8, num_steps=600)
+    assert split.verdict == Verdict.FAIL
+
+
+def test_consensus_judge_inconclusive_when_horizon_too_short():
+    W = g.row_stochastic(pg.ring_with_chord())
+    short = pg.check_consensus_limit(g.static(W), g.perron_vector(W), num_seeds=8,
+                                     num_steps=20)
+    assert short.verdict == Verdict.INCONCLUSIVE
+
+
+@pytest.mark.parametrize("claim_id", [
+    "graphs.robustness_known_values",
+    "graphs.perron_ring_chord",
+    "graphs.aps_prescribed_pi",
+    "graphs.consensus_doubly_average",
+    "graphs.consensus_random_aps",
+])
+def test_registered_graph_claims_pass_at_quick_size(claim_id, tmp_path):
+    from proofs_checks.registry import discover
+    claims = discover()
+    out = claims[claim_id].run(CheckContext(out_dir=tmp_path, seeds=16))
+    assert out.verdict == Verdict.PASS, (claim_id, out.measured)
