@@ -15,12 +15,14 @@ row-stochastic sequence with positive diagonals, x(t) → 1 π_0ᵀ x(0) geometr
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
 import decentral.graphs as g
+from decentral.plotting import plot_curves, plt
 from decentral.runner import Algorithm, run
 from decentral.verify import CheckContext, Kind, Outcome, Verdict
 from decentral.verify.stats import geometric_rate
@@ -171,7 +173,8 @@ def consensus_algorithm(seq: g.GraphSequence, target_weights: np.ndarray) -> Alg
 
 
 def check_consensus_limit(seq: g.GraphSequence, target_weights: np.ndarray, *, num_seeds: int,
-                          num_steps: int, tol: float = 1e-9, seed0: int = 0) -> Outcome:
+                          num_steps: int, tol: float = 1e-9, seed0: int = 0,
+                          figure: Path | None = None) -> Outcome:
     """Judge: every sample path of x(t+1) = W(t)x(t) reaches 1·(target_weightsᵀ x(0)),
     geometrically.
 
@@ -220,8 +223,17 @@ def check_consensus_limit(seq: g.GraphSequence, target_weights: np.ndarray, *, n
         verdict = Verdict.FAIL
     else:
         verdict = Verdict.INCONCLUSIVE
+    figures = []
+    if figure is not None:
+        fig, ax = plot_curves(steps, {"max_i |x_i(t) - c|": np.maximum(err, 1e-17)},
+                              ylabel="error (mean over seeds, 10-90% band)",
+                              title=f"consensus on {seq.form} graphs, N={seq.n}")
+        ax.axhline(tol, color="k", linestyle=":", linewidth=1)
+        fig.savefig(figure, dpi=100)
+        plt.close(fig)
+        figures.append(str(figure))
     return Outcome(
-        verdict=verdict, measured=measured,
+        verdict=verdict, measured=measured, figures=figures,
         headline=[k for k in ("final_max_error", "rate_per_step", "steps_above_roundoff")
                   if k in measured],
         threshold=f"PASS: max|x_i(T) - c| <= {tol:g} and rate CI upper < 1; FAIL: max|x_i(T)"
@@ -270,7 +282,8 @@ def _consensus_static(ctx: CheckContext) -> Outcome:
     W = g.row_stochastic(ring_with_chord())
     return check_consensus_limit(g.static(W), g.perron_vector(W),
                                  num_seeds=_seeds(ctx, 64, 1000),
-                                 num_steps=2000 if ctx.full else 600, seed0=ctx.base_seed)
+                                 num_steps=2000 if ctx.full else 600, seed0=ctx.base_seed,
+                                 figure=ctx.figure_path("graphs.consensus_static_perron", "error"))
 
 
 @claim("graphs.consensus_prescribed_pi",
@@ -282,7 +295,8 @@ def _consensus_prescribed(ctx: CheckContext) -> Outcome:
     steps = 6000 if ctx.full else 1500
     seq = g.explicit(prescribed_pi_stack(steps, ctx.base_seed))
     return check_consensus_limit(seq, PRESCRIBED_PI, num_seeds=_seeds(ctx, 64, 1000),
-                                 num_steps=steps, seed0=ctx.base_seed)
+                                 num_steps=steps, seed0=ctx.base_seed,
+                                 figure=ctx.figure_path("graphs.consensus_prescribed_pi", "error"))
 
 
 @claim("graphs.consensus_doubly_average",
@@ -292,7 +306,8 @@ def _consensus_prescribed(ctx: CheckContext) -> Outcome:
 def _consensus_doubly(ctx: CheckContext) -> Outcome:
     seq = g.one_peer_exponential(6)        # n = 6 is not a power of 2: no finite-time exactness
     return check_consensus_limit(seq, np.full(6, 1 / 6), num_seeds=_seeds(ctx, 64, 1000),
-                                 num_steps=400 if ctx.full else 150, seed0=ctx.base_seed)
+                                 num_steps=400 if ctx.full else 150, seed0=ctx.base_seed,
+                                 figure=ctx.figure_path("graphs.consensus_doubly_average", "error"))
 
 
 @claim("graphs.consensus_random_aps",
@@ -305,7 +320,8 @@ def _consensus_random(ctx: CheckContext) -> Outcome:
     seq = g.random_edge_drops(g.complete(10), 0.7, rule="row", key=ctx.base_seed + 11)
     pi0 = g.absolute_probability_sequence(seq, 0)[0]
     outcome = check_consensus_limit(seq, pi0, num_seeds=_seeds(ctx, 64, 1000),
-                                    num_steps=steps, seed0=ctx.base_seed)
+                                    num_steps=steps, seed0=ctx.base_seed,
+                                    figure=ctx.figure_path("graphs.consensus_random_aps", "error"))
     outcome.measured["pi0"] = pi0.tolist()
     outcome.measured["pi0_distance_from_uniform"] = float(np.abs(pi0 - 0.1).max())
     return outcome

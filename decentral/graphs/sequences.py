@@ -220,8 +220,18 @@ class GraphSequence:
             idx = np.arange(start, start + num_steps)
             idx = idx % self.period if self.period is not None else idx
             return np.asarray(self._weights_host[idx])
-        ts = jnp.arange(start, start + num_steps)
-        return np.asarray(jax.jit(jax.vmap(lambda t: self.dense_at(t, key)))(ts))
+        if num_steps == 0:
+            return np.zeros((0, self.n, self.n))
+        if not hasattr(self, "_dense_batch"):
+            # compiled once per sequence; lengths are padded to powers of two to limit retraces
+            self._dense_batch = jax.jit(jax.vmap(self.dense_at, in_axes=(0, None)))
+        padded = 1 << (num_steps - 1).bit_length()
+        ts = jnp.arange(start, start + padded)
+        if key is None:
+            key = self._key if self.shared_across_seeds else None
+        if key is None:
+            raise ValueError("this random sequence draws per seed: pass key= to weights_host.")
+        return np.asarray(self._dense_batch(ts, key))[:num_steps]
 
     def check_horizon(self, num_steps: int) -> None:
         """Raise ValueError if this sequence cannot supply ``num_steps`` steps."""
