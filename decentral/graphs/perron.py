@@ -80,6 +80,7 @@ def _backward(ws: np.ndarray, num_points: int) -> np.ndarray:
     n = ws.shape[1]
     pi = np.full(n, 1.0 / n)
     out = np.empty((num_points, n))
+    out[ws.shape[0]:] = pi            # points at or beyond the horizon: the uniform start
     for t in range(ws.shape[0] - 1, -1, -1):      # host recursion over the horizon (outside jit)
         pi = ws[t].T @ pi
         pi = pi / pi.sum()
@@ -168,11 +169,14 @@ def absolute_probability_sequence(seq, num_steps: int, *, key=None, tol: float =
         if length < T:
             raise ValueError(f"the sequence supplies {length} matrices but π_0…π_{T} needs at "
                              f"least W_0…W_{T - 1}.")
+    if max_horizon is not None and max_horizon < T:
+        raise ValueError(f"max_horizon={max_horizon} is below num_steps={T}: the backward "
+                         "recursion needs W_0 … W_{T-1} at least.")
     cap = max_horizon if max_horizon is not None else 64 * (T + 64)
     horizon = 2 * T + 64
     if length is not None:
-        horizon = min(horizon, length)
         cap = min(cap, length)
+    horizon = min(horizon, cap)
     ws = supply(0, horizon)
     for k, w in enumerate(ws):
         require_stochastic(w, "row", name=f"W_{k}")

@@ -186,6 +186,10 @@ class GraphSequence:
             t: step index (int or traced int32).
             key: per-seed PRNG key; needed only by random sequences with
                 ``shared_across_seeds=False``.
+
+        An explicit stack cannot raise inside jit: past its end it returns its last graph, so
+        a run must be checked first with :meth:`check_horizon` (the runner does this through
+        ``Algorithm.max_horizon``).
         """
         if self.form != "random":
             i = self._index(t)
