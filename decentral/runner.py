@@ -24,17 +24,18 @@ devices)`` and cached across calls; the chunk start ``t0`` is a traced argument.
 shorter than ``chunk_size`` (when ``chunk_size`` does not divide ``num_steps``) costs one more
 compile; the default ``chunk_size`` always divides ``num_steps``.
 
-Checkpoints (``checkpoint_dir``): ``config.json`` (the fingerprinted configuration and
-provenance), ``records_<k>.npz`` (the records of chunk k) and ``state.npz`` (the carried state and
-the next chunk index), each written atomically. After the last chunk the checkpoint stays in
-place and marks the run complete: calling :func:`run` again with the same arguments returns the
-stored result without computing. Delete the folder to recompute. The fingerprint covers the
-algorithm's ``name`` and ``version`` (bump ``version`` when its numbers change: the code itself is
-not hashed), ``num_steps``, ``record_every``, ``chunk_size``, ``record_initial``, ``sweep``, the
-seeds, the shapes and dtypes of state and records, ``record_fn``'s qualified name, hashes of the
-params and ``xs`` values, the key derivation, the PRNG implementation and the x64 flag; a
-mismatch is refused with the differing fields named. The device count is not part of it: a run
-resumed on another device count continues correctly, equal up to floating-point reassociation.
+Checkpoints (``checkpoint_dir``): ``config.json`` (the fingerprinted configuration and provenance),
+``records_<k>.npz`` (the records of chunk k) and ``state.npz`` (the carried state and the next
+chunk index), each written atomically. After the last chunk the checkpoint stays in place and marks
+the run complete: calling :func:`run` again with the same arguments returns the stored result
+without computing. Delete the folder to recompute. The fingerprint covers the algorithm's ``name``
+and ``version`` (bump ``version`` when its numbers change), hashes of the byte code of ``init``,
+``step`` and ``record_fn`` (values captured in closures are not hashed), ``num_steps``,
+``record_every``, ``chunk_size``, ``record_initial``, ``sweep``, the seeds, the shapes and dtypes
+of state and records, ``record_fn``'s qualified name, hashes of the params and ``xs`` values, the
+key derivation, the PRNG implementation and the x64 flag; a mismatch is refused with the differing
+fields named. The device count is not part of it: a run resumed on another device count continues
+correctly, equal up to floating-point reassociation.
 
 Example:
     >>> alg = Algorithm(init=lambda k, p: jnp.zeros(3),
@@ -378,6 +379,59 @@ def stack_params(params_list: Sequence[Any]) -> Any:
 # --------------------------------------------------------------------------------------------
 # hashing / fingerprint
 # --------------------------------------------------------------------------------------------
+
+
+def _code_hash(fn) -> str | None:
+    """Hash of a function's byte code and constants (recursively through nested code objects),
+    so a checkpoint made with different code under the same name is refused."""
+    if fn is None:
+        return None
+    target = getattr(fn, "func", fn)                 # functools.partial
+    code = getattr(target, "__code__", None)
+    if code is None:
+        code = getattr(type(target).__call__, "__code__", None) if callable(target) else None
+    if code is None:
+        return type(fn).__qualname__
+    h = hashlib.sha256()
+
+    def feed(c):
+        h.update(c.co_code)
+        h.update(repr(c.co_names).encode())
+        for const in c.co_consts:
+            if hasattr(const, "co_code"):
+                feed(const)
+            elif isinstance(const, frozenset):
+                h.update(repr(sorted(map(repr, const))).encode())
+            else:
+                h.update(repr(const).encode())
+
+    feed(code)
+    return h.hexdigest()
+
+
+def _check_step_types(algorithm, params, sweep, xs) -> None:
+    """Trace one init and one step abstractly; refuse a step whose new state does not match
+    the state it was given (a clear ValueError instead of lax.scan's TypeError)."""
+    one_params = jax.tree_util.tree_map(lambda a: a[0], params) if sweep else params
+    x0 = None if xs is None else jax.tree_util.tree_map(lambda a: a[0], xs)
+    init_key, step_root = _derive(jnp.uint32(0))
+    state = jax.eval_shape(algorithm.init, init_key, one_params)
+    new_state = jax.eval_shape(
+        lambda s: algorithm.step(jax.random.fold_in(step_root, 0), s, one_params,
+                                 jnp.int32(0), x0)[0], state)
+    before = jax.tree_util.tree_flatten_with_path(state)
+    after = jax.tree_util.tree_flatten_with_path(new_state)
+    if before[1] != after[1]:
+        raise ValueError(f"{algorithm.name}: step returns a state with structure {after[1]} but "
+                         f"init/step take {before[1]}; step must return (State, Info) with the "
+                         "same State structure.")
+    for (path, a), (_, b) in zip(before[0], after[0], strict=True):
+        if a.shape != b.shape or a.dtype != b.dtype:
+            leaf = jax.tree_util.keystr(path) or "<root>"
+            raise ValueError(f"{algorithm.name}: step changes state leaf {leaf} from "
+                             f"{a.dtype}{list(a.shape)} to {b.dtype}{list(b.shape)}; the state "
+                             "must keep its shapes and "
+                             "dtypes (cast explicitly, e.g. x.astype(state.dtype)).")
 
 
 def _hash_tree(tree) -> str:
@@ -882,6 +936,8 @@ def run(
             "record_fn": None if record_fn is None else getattr(
                 record_fn, "__qualname__", type(record_fn).__name__
             ),
+            "code_hash": {"init": _code_hash(algorithm.init), "step": _code_hash(algorithm.step),
+                          "record_fn": _code_hash(record_fn)},
             "params_hash": _hash_tree(params),
             "xs_hash": None if xs is None else _hash_tree(xs),
             "key_derivation": KEY_DERIVATION,
@@ -927,9 +983,13 @@ def run(
         for c in range(start_chunk, n_chunks):
             t0 = chunk_starts[c]
             n_blocks = chunk_lens[c] // record_every
-            state, recs, finite = compiled.chunk(
-                seeds_dev, state, params_dev, xs_dev, jnp.int32(t0), n_blocks
-            )
+            try:
+                state, recs, finite = compiled.chunk(
+                    seeds_dev, state, params_dev, xs_dev, jnp.int32(t0), n_blocks
+                )
+            except TypeError:
+                _check_step_types(algorithm, params, sweep, xs)   # explains a state mismatch
+                raise
             _handle_divergence(
                 _to_host(finite, seed_axis, n_seeds), seeds, sweep, c,
                 (t0, t0 + chunk_lens[c] - 1), on_divergence, diverged,

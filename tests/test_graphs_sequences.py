@@ -480,3 +480,34 @@ def test_sequence_bad_input():
         g.random_edge_drops(np.zeros((3, 3), bool), 0.1, key=0)
     with pytest.raises(ValueError, match="num_steps"):
         g.periodic([W]).weights_host(-1)
+
+
+def test_explicit_stack_past_its_end_gives_nan_weights_and_the_runner_reports_it():
+    from decentral.runner import Algorithm, DivergenceError, run
+
+    for backend in ("dense", "sparse"):
+        seq = g.explicit(np.stack([g.row_stochastic(g.ring(4))] * 4), backend=backend)
+        assert np.all(np.isnan(np.asarray(seq.dense_at(4))).any(axis=1))   # every row
+        assert np.all(np.isfinite(np.asarray(seq.dense_at(3))))
+        alg = Algorithm(init=lambda k, p: jnp.arange(4.0),
+                        step=lambda k, x, p, t, xt, s=seq: (g.mix(s.at(t), x), None),
+                        name=f"past_end_{backend}")          # max_horizon deliberately unset
+        with pytest.raises(DivergenceError, match="diverged"):
+            run(alg, None, seeds=[0], num_steps=8, chunk_size=4, progress=False)
+
+
+def test_shared_random_sequence_refuses_a_per_seed_key():
+    seq = g.random_edge_drops(g.complete(5), 0.5, key=0)
+    with pytest.raises(ValueError, match="shared across seeds"):
+        seq.at(3, jax.random.key(1))
+    with pytest.raises(ValueError, match="shared across seeds"):
+        seq.weights_host(3, key=jax.random.key(1))
+
+
+def test_float32_random_sequence_passes_the_stochasticity_checks():
+    seq = g.random_edge_drops(g.complete(13), 0.3, key=0)     # float32 weights (x64 off)
+    ws = seq.weights_host(5)
+    assert ws.dtype == np.float32
+    assert all(g.is_row_stochastic(w) for w in ws)
+    pis = g.absolute_probability_sequence(seq, 10)
+    np.testing.assert_allclose(pis.sum(axis=1), 1.0, rtol=1e-12)

@@ -165,14 +165,24 @@ class GraphSequence:
             return jnp.clip(t, 0, self.length - 1)
         return t % self.period
 
-    def _random_keep(self, t, key):
-        """Boolean [N, N] pattern of step t (diagonal kept; symmetric for undirected bases)."""
+    def _draw_key(self, key):
+        """The key the random draws come from: the sequence's own when shared across seeds
+        (a per-seed key is refused, so nobody believes they get per-seed graphs), else the
+        caller's."""
         if self.shared_across_seeds:
-            key = self._key
-        elif key is None:
+            if key is not None:
+                raise ValueError("this random sequence is shared across seeds and has its own "
+                                 "key; call at(t) without a key, or build it with "
+                                 "shared_across_seeds=False to draw per seed.")
+            return self._key
+        if key is None:
             raise ValueError("this random sequence draws per seed (shared_across_seeds=False): "
                              "pass the seed's key to at(t, key).")
-        k = jax.random.fold_in(key, t)
+        return key
+
+    def _random_keep(self, t, draw_key):
+        """Boolean [N, N] pattern of step t (diagonal kept; symmetric for undirected bases)."""
+        k = jax.random.fold_in(draw_key, t)
         keep = jax.random.bernoulli(k, 1.0 - self.drop_prob, (self.n, self.n))
         if self._symmetric:
             upper = jnp.triu(keep, 1)
@@ -187,16 +197,26 @@ class GraphSequence:
             key: per-seed PRNG key; needed only by random sequences with
                 ``shared_across_seeds=False``.
 
-        An explicit stack cannot raise inside jit: past its end it returns its last graph, so
-        a run must be checked first with :meth:`check_horizon` (the runner does this through
-        ``Algorithm.max_horizon``).
+        An explicit stack cannot raise inside jit: past its end it returns NaN weights (the
+        runner then reports divergence at that chunk). Check a horizon first with
+        :meth:`check_horizon`; the runner refuses ``num_steps > Algorithm.max_horizon`` before
+        compiling, so factories should set ``max_horizon=seq.length``.
         """
         if self.form != "random":
             i = self._index(t)
             if self.backend == "dense":
-                return self._dense[i]
-            return NeighborTable(self._table.idx[i], self._table.weight[i], self._table.mask[i])
-        keep = self._random_keep(t, key)
+                w = self._dense[i]
+            else:
+                w = self._table.weight[i]
+            if self.form == "explicit":          # past the end: NaN weights, never a silent reuse
+                w = jnp.where(t < self.length, w, jnp.nan)
+            if self.backend == "dense":
+                return w
+            return NeighborTable(self._table.idx[i], w, self._table.mask[i])
+        return self._random_at(t, self._draw_key(key))
+
+    def _random_at(self, t, draw_key):
+        keep = self._random_keep(t, draw_key)
         if self.backend == "dense":
             adj = self._base_dense & keep
             return WEIGHT_RULES[self.rule](adj, jnp)
@@ -226,16 +246,16 @@ class GraphSequence:
             return np.asarray(self._weights_host[idx])
         if num_steps == 0:
             return np.zeros((0, self.n, self.n))
+        draw_key = self._draw_key(key)
         if not hasattr(self, "_dense_batch"):
             # compiled once per sequence; lengths are padded to powers of two to limit retraces
-            self._dense_batch = jax.jit(jax.vmap(self.dense_at, in_axes=(0, None)))
+            def dense(t, k):
+                g = self._random_at(t, k)
+                return table_to_dense(g) if isinstance(g, NeighborTable) else g
+            self._dense_batch = jax.jit(jax.vmap(dense, in_axes=(0, None)))
         padded = 1 << (num_steps - 1).bit_length()
         ts = jnp.arange(start, start + padded)
-        if key is None:
-            key = self._key if self.shared_across_seeds else None
-        if key is None:
-            raise ValueError("this random sequence draws per seed: pass key= to weights_host.")
-        return np.asarray(self._dense_batch(ts, key))[:num_steps]
+        return np.asarray(self._dense_batch(ts, draw_key))[:num_steps]
 
     def check_horizon(self, num_steps: int) -> None:
         """Raise ValueError if this sequence cannot supply ``num_steps`` steps."""

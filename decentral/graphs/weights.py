@@ -162,12 +162,22 @@ def prescribed_pi_weights(adj, pi, *, scale: float | None = None) -> np.ndarray:
 
 # ---- checks -------------------------------------------------------------------------------
 
+def effective_tolerance(W, tol: float = DEFAULT_TOL) -> float:
+    """``tol``, raised to ``64 · n · eps`` of W's dtype when that is larger (float32 sums of n
+    weights are only exact to about ``n · eps``)."""
+    w = np.asarray(W)
+    eps = np.finfo(w.dtype).eps if np.issubdtype(w.dtype, np.floating) else 0.0
+    return max(float(tol), 64.0 * w.shape[-1] * float(eps))
+
+
 def stochasticity_violations(W, axis: int = 1, *, tol: float = DEFAULT_TOL
                              ) -> list[tuple[int, float]]:
     """List ``(index, sum)`` of the rows (axis=1) or columns (axis=0) whose sum differs from 1
-    by more than ``tol``; empty when stochastic. Serves the error messages of the checks."""
+    by more than ``tol`` (see :func:`effective_tolerance` for low-precision inputs); empty when
+    stochastic. Serves the error messages of the checks."""
     w = as_weights(W)
-    sums = w.sum(axis=axis)
+    tol = effective_tolerance(w, tol)
+    sums = w.sum(axis=axis, dtype=np.float64)
     bad = np.flatnonzero(np.abs(sums - 1.0) > tol)
     return [(int(k), float(sums[k])) for k in bad]
 
@@ -198,7 +208,7 @@ def require_stochastic(W, kind: str = "row", *, name: str = "W", tol: float = DE
         bad = stochasticity_violations(w, axis=axis, tol=tol)
         if bad:
             what = "row" if axis == 1 else "column"
-            shown = ", ".join(f"{what} {k} sums to {s:.6g}" for k, s in bad[:5])
+            shown = ", ".join(f"{what} {k} sums to {s!r}" for k, s in bad[:5])
             raise ValueError(f"{name} must be {kind}-stochastic but {shown}"
                              f"{' ...' if len(bad) > 5 else ''}. Build it with a weight rule "
                              "(row_stochastic, column_stochastic, metropolis).")
