@@ -207,7 +207,9 @@ def check_consensus_limit(seq: g.GraphSequence, target_weights: np.ndarray, *, n
     rate_hi = math.nan
     if above.size >= 4:
         window = slice(int(above[0]), int(above[-1]) + 1)
-        fit = geometric_rate(steps[window], err[:, window])
+        # one seed: an exact fit of that curve (no bootstrap interval is possible)
+        fit = geometric_rate(steps[window], err[:, window] if err.shape[0] > 1 else
+                             err[0, window])
         measured.update(rate_per_step=fit.rate_per_step, rate_ci=[fit.lo, fit.hi],
                         fit_window=[int(steps[window][0]), int(steps[window][-1])])
         rate_hi = fit.hi
@@ -274,16 +276,50 @@ def check_perron_reference(W: np.ndarray, reference: np.ndarray, *, tol: float =
                    threshold=f"max_i |pi_i - ref_i| <= {tol:g}", size=f"N={len(reference)}")
 
 
+# Each consensus claim's inputs come from a setup function, so the tests can run the claim's
+# own configuration with a planted wrong target (its negative control).
+
+def setup_consensus_static(ctx: CheckContext) -> dict:
+    """Fixed ring-with-chord W (not doubly stochastic); limit weights: its Perron vector."""
+    W = g.row_stochastic(ring_with_chord())
+    return {"seq": g.static(W), "target_weights": g.perron_vector(W),
+            "num_steps": 2000 if ctx.full else 600}
+
+
+def setup_consensus_prescribed(ctx: CheckContext) -> dict:
+    """Random-order prescribed-π sub-cycles (explicit stack); limit weights: the prescribed π."""
+    steps = 6000 if ctx.full else 1500
+    return {"seq": g.explicit(prescribed_pi_stack(steps, ctx.base_seed)),
+            "target_weights": PRESCRIBED_PI, "num_steps": steps}
+
+
+def setup_consensus_doubly(ctx: CheckContext) -> dict:
+    """One-peer exponential graphs, n = 6 (not a power of 2: no finite-time exactness)."""
+    return {"seq": g.one_peer_exponential(6), "target_weights": np.full(6, 1 / 6),
+            "num_steps": 400 if ctx.full else 150}
+
+
+def setup_consensus_random(ctx: CheckContext) -> dict:
+    """Random edge drops over K_10, row re-weighting; limit weights: π_0 by backward recursion."""
+    seq = g.random_edge_drops(g.complete(10), 0.7, rule="row", key=ctx.base_seed + 11)
+    return {"seq": seq, "target_weights": g.absolute_probability_sequence(seq, 0)[0],
+            "num_steps": 400 if ctx.full else 150}
+
+
+def _run_consensus_claim(claim_id: str, setup, ctx: CheckContext) -> Outcome:
+    inputs = setup(ctx)
+    outcome = check_consensus_limit(**inputs, num_seeds=_seeds(ctx, 64, 1000),
+                                    seed0=ctx.base_seed, figure=ctx.figure_path(claim_id, "error"))
+    outcome.measured["limit_weights"] = np.asarray(inputs["target_weights"]).tolist()
+    return outcome
+
+
 @claim("graphs.consensus_static_perron",
        statement="x(t+1) = W x(t) with a fixed strongly connected row-stochastic W (not doubly "
                  "stochastic) converges geometrically to 1 pi^T x(0), pi the left Perron vector",
        source="classical consensus; LGL §1.5 (fixed W: pi_t = Perron vector)", kind=Kind.RATE)
 def _consensus_static(ctx: CheckContext) -> Outcome:
-    W = g.row_stochastic(ring_with_chord())
-    return check_consensus_limit(g.static(W), g.perron_vector(W),
-                                 num_seeds=_seeds(ctx, 64, 1000),
-                                 num_steps=2000 if ctx.full else 600, seed0=ctx.base_seed,
-                                 figure=ctx.figure_path("graphs.consensus_static_perron", "error"))
+    return _run_consensus_claim("graphs.consensus_static_perron", setup_consensus_static, ctx)
 
 
 @claim("graphs.consensus_prescribed_pi",
@@ -292,11 +328,7 @@ def _consensus_static(ctx: CheckContext) -> Outcome:
                  "to 1 pi^T x(0)",
        source=f"{LGL}, Definition 2, Lemma 1; SA spec §2.5(a)", kind=Kind.RATE)
 def _consensus_prescribed(ctx: CheckContext) -> Outcome:
-    steps = 6000 if ctx.full else 1500
-    seq = g.explicit(prescribed_pi_stack(steps, ctx.base_seed))
-    return check_consensus_limit(seq, PRESCRIBED_PI, num_seeds=_seeds(ctx, 64, 1000),
-                                 num_steps=steps, seed0=ctx.base_seed,
-                                 figure=ctx.figure_path("graphs.consensus_prescribed_pi", "error"))
+    return _run_consensus_claim("graphs.consensus_prescribed_pi", setup_consensus_prescribed, ctx)
 
 
 @claim("graphs.consensus_doubly_average",
@@ -304,10 +336,7 @@ def _consensus_prescribed(ctx: CheckContext) -> Outcome:
                  "consensus converges to the plain average",
        source="classical consensus (pi_t = 1/N for doubly stochastic W_t)", kind=Kind.RATE)
 def _consensus_doubly(ctx: CheckContext) -> Outcome:
-    seq = g.one_peer_exponential(6)        # n = 6 is not a power of 2: no finite-time exactness
-    return check_consensus_limit(seq, np.full(6, 1 / 6), num_seeds=_seeds(ctx, 64, 1000),
-                                 num_steps=400 if ctx.full else 150, seed0=ctx.base_seed,
-                                 figure=ctx.figure_path("graphs.consensus_doubly_average", "error"))
+    return _run_consensus_claim("graphs.consensus_doubly_average", setup_consensus_doubly, ctx)
 
 
 @claim("graphs.consensus_random_aps",
@@ -316,12 +345,16 @@ def _consensus_doubly(ctx: CheckContext) -> Outcome:
                  "absolute probability sequence computed by backward recursion",
        source=f"{LGL}, Definition 2 (pi_t^T = pi_(t+1)^T W_t); Lemma 1", kind=Kind.RATE)
 def _consensus_random(ctx: CheckContext) -> Outcome:
-    steps = 400 if ctx.full else 150
-    seq = g.random_edge_drops(g.complete(10), 0.7, rule="row", key=ctx.base_seed + 11)
-    pi0 = g.absolute_probability_sequence(seq, 0)[0]
-    outcome = check_consensus_limit(seq, pi0, num_seeds=_seeds(ctx, 64, 1000),
-                                    num_steps=steps, seed0=ctx.base_seed,
-                                    figure=ctx.figure_path("graphs.consensus_random_aps", "error"))
-    outcome.measured["pi0"] = pi0.tolist()
+    outcome = _run_consensus_claim("graphs.consensus_random_aps", setup_consensus_random, ctx)
+    pi0 = np.asarray(outcome.measured["limit_weights"])
     outcome.measured["pi0_distance_from_uniform"] = float(np.abs(pi0 - 0.1).max())
     return outcome
+
+
+CONSENSUS_SETUPS = {
+    "graphs.consensus_static_perron": setup_consensus_static,
+    "graphs.consensus_prescribed_pi": setup_consensus_prescribed,
+    "graphs.consensus_doubly_average": setup_consensus_doubly,
+    "graphs.consensus_random_aps": setup_consensus_random,
+}
+"""Claim id -> setup; the tests plant a wrong limit into each (negative controls)."""

@@ -91,9 +91,36 @@ def test_consensus_judge_inconclusive_when_horizon_too_short():
     assert short.verdict == Verdict.INCONCLUSIVE
 
 
+PLANTED_TARGETS = {
+    # claim id -> a wrong vector of limit weights (the planted violation)
+    "graphs.consensus_static_perron": np.full(6, 1 / 6),       # plain average of non-doubly W
+    "graphs.consensus_prescribed_pi": np.full(6, 1 / 6),       # ignores the prescribed pi
+    "graphs.consensus_doubly_average": np.eye(6)[0],           # agent 0's value
+    "graphs.consensus_random_aps": np.full(10, 1 / 10),        # forward/uniform guess, not pi_0
+}
+
+
+@pytest.mark.parametrize("claim_id", sorted(pg.CONSENSUS_SETUPS))
+def test_each_consensus_claim_fails_on_its_planted_wrong_limit(claim_id, tmp_path):
+    assert set(PLANTED_TARGETS) == set(pg.CONSENSUS_SETUPS)
+    inputs = pg.CONSENSUS_SETUPS[claim_id](CheckContext(out_dir=tmp_path))
+    inputs["target_weights"] = PLANTED_TARGETS[claim_id]
+    out = pg.check_consensus_limit(**inputs, num_seeds=8)
+    assert out.verdict == Verdict.FAIL, (claim_id, out.measured)
+
+
+def test_consensus_judge_with_a_single_seed_still_decides():
+    W = g.row_stochastic(pg.ring_with_chord())
+    out = pg.check_consensus_limit(g.static(W), g.perron_vector(W), num_seeds=1, num_steps=600)
+    assert out.verdict == Verdict.PASS
+    assert out.measured["rate_ci"][0] == out.measured["rate_ci"][1]   # exact fit, no CI
+
+
 @pytest.mark.parametrize("claim_id", [
     "graphs.robustness_known_values",
+    "graphs.robustness_milp_agrees",
     "graphs.perron_ring_chord",
+    "graphs.consensus_static_perron",
     "graphs.aps_prescribed_pi",
     "graphs.consensus_doubly_average",
     "graphs.consensus_random_aps",

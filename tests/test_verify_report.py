@@ -104,11 +104,14 @@ def test_run_claim_turns_exceptions_and_bad_returns_into_error(tmp_path):
 
 
 def test_run_claim_records_warnings_and_hypotheses(tmp_path):
-    class BrokenHypothesisWarning(UserWarning):
+    from decentral.hypotheses import warn_hypothesis
+
+    class HypothesisLookalike(UserWarning):      # a name match alone must not count
         pass
 
     def fn(ctx):
-        warnings.warn("graph is not 3-robust", BrokenHypothesisWarning, stacklevel=1)
+        warn_hypothesis("graph is not 3-robust")
+        warnings.warn("not a theorem hypothesis", HypothesisLookalike, stacklevel=1)
         warnings.warn("something else", UserWarning, stacklevel=1)
         return C.Outcome(C.Verdict.PASS, {"x": 1}, "x == 1")
 

@@ -41,6 +41,8 @@ from typing import Any
 
 import numpy as np
 
+from decentral.hypotheses import HypothesisWarning
+
 __all__ = [
     "FAMILIES",
     "Verdict",
@@ -334,8 +336,8 @@ def run_claim(claim: Claim, ctx: CheckContext) -> ClaimResult:
 
     Warnings raised during the check (except deprecation warnings) are recorded in
     ``ClaimResult.warnings`` instead of being printed; messages of
-    warnings whose category name contains ``"Hypothesis"`` (a broken theorem hypothesis, DESIGN.md
-    §6) are also appended to ``outcome.hypotheses_failed`` when the claim did not list them.
+    :class:`decentral.hypotheses.HypothesisWarning` (a broken theorem hypothesis, DESIGN.md §6)
+    are also appended to ``outcome.hypotheses_failed`` when the claim did not list them.
 
     Args:
         claim: the claim.
@@ -370,7 +372,7 @@ def run_claim(claim: Claim, ctx: CheckContext) -> ClaimResult:
         text = f"{w.category.__name__}: {w.message}"
         if text not in texts:
             texts.append(text)
-        if "hypothesis" in w.category.__name__.lower():
+        if issubclass(w.category, HypothesisWarning):
             msg = str(w.message)
             if msg not in outcome.hypotheses_failed:
                 outcome.hypotheses_failed.append(msg)
