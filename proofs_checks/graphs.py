@@ -188,6 +188,11 @@ def check_consensus_limit(seq: g.GraphSequence, target_weights: np.ndarray, *, n
       less than a factor 2 over the second half of the horizon: no convergence to c);
     * INCONCLUSIVE — neither (still decreasing but not within ``tol`` by T: needs a longer
       horizon).
+
+    Seeds: the claim is path-wise (every sample path converges), so the verdict is a max over
+    paths, not a mean; with S paths and no failure the report gives the one-sided 95% upper
+    bound ``1 − 0.05^(1/S)`` on the probability that a path fails (64 seeds: 0.046; 1000
+    seeds under ``--full``: 0.003).
     """
     def record(state):
         x, target = state
@@ -202,8 +207,14 @@ def check_consensus_limit(seq: g.GraphSequence, target_weights: np.ndarray, *, n
     final_err, final_spread = float(err[:, -1].max()), float(spread[:, -1].max())
     mean_err = err.mean(axis=0)
     above = np.flatnonzero(mean_err > 1e-12)
+    converged = int(np.sum(err[:, -1] <= tol))
     measured = {"final_max_error": final_err, "final_max_spread": final_spread,
-                "initial_mean_error": float(mean_err[0])}
+                "initial_mean_error": float(mean_err[0]), "paths_converged": converged,
+                "paths": int(err.shape[0])}
+    if converged == err.shape[0]:
+        # zero failures in S independent paths: one-sided 95% (Clopper-Pearson) upper bound on
+        # the probability that a path fails, 1 - 0.05^(1/S) ≈ 3/S
+        measured["path_failure_prob_upper95"] = float(1.0 - 0.05 ** (1.0 / err.shape[0]))
     rate_hi = math.nan
     if above.size >= 4:
         window = slice(int(above[0]), int(above[-1]) + 1)

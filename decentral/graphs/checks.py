@@ -51,7 +51,7 @@ def is_strongly_connected(graph) -> bool:
     return n_comp == 1
 
 
-def diameter(graph) -> float:
+def diameter(graph) -> int | float:
     """Longest shortest directed path (hops), ``math.inf`` if not strongly connected.
 
     Orientation does not change it (reversing every edge keeps all distances' maximum).

@@ -71,13 +71,14 @@ def _table_layout(pattern: np.ndarray, width: int | None) -> tuple[np.ndarray, n
     if width < k_needed:
         raise ValueError(f"table width K={width} is smaller than the largest in-degree incl. "
                          f"self ({k_needed}); use K >= {k_needed} or K=None.")
-    idx = np.repeat(np.arange(n)[:, None], width, axis=1).astype(np.int32)
-    mask = np.zeros((n, width), dtype=bool)
-    mask[:, 0] = True
-    for i in range(n):                       # host-side construction, once per graph
-        nbrs = np.flatnonzero(off[i])
-        idx[i, 1:1 + nbrs.size] = nbrs
-        mask[i, 1:1 + nbrs.size] = True
+    # in-neighbours first, in increasing index order (stable sort of "not a neighbour")
+    order = np.argsort(~off, axis=1, kind="stable")[:, : width - 1]
+    if order.shape[1] < width - 1:               # a table wider than n: pure padding columns
+        order = np.pad(order, ((0, 0), (0, width - 1 - order.shape[1])))
+    real = np.arange(width - 1)[None, :] < counts[:, None]
+    own = np.arange(n)[:, None]
+    idx = np.concatenate([own, np.where(real, order, own)], axis=1).astype(np.int32)
+    mask = np.concatenate([np.ones((n, 1), dtype=bool), real], axis=1)
     return idx, mask
 
 
@@ -110,7 +111,7 @@ def table_to_dense(table: NeighborTable) -> jax.Array:
     return jnp.zeros((n, n), dtype=w.dtype).at[rows, table.idx].add(w)
 
 
-def mix(graph, X):
+def mix(graph: jax.Array | NeighborTable, X: jax.Array) -> jax.Array:
     """Weighted mixing ``Y[i] = sum_j W[i, j] X[j]`` with a dense W or a :class:`NeighborTable`.
 
     Args:
@@ -130,7 +131,7 @@ def mix(graph, X):
     return jnp.tensordot(graph, X, axes=1)
 
 
-def as_table(graph) -> NeighborTable:
+def as_table(graph: jax.Array | NeighborTable) -> NeighborTable:
     """The table view of a graph (jit-able): a ``NeighborTable`` is returned as is; a dense
     ``W [N, N]`` becomes the ``K = N`` table with ``idx[i, k] = (i + k) mod N`` (own index at
     ``k = 0``), ``weight = W[i, idx]`` and ``mask = weight > 0`` (always True at ``k = 0``)."""
@@ -144,7 +145,7 @@ def as_table(graph) -> NeighborTable:
     return NeighborTable(idx.astype(jnp.int32), weight, mask)
 
 
-def gather(graph, X):
+def gather(graph: jax.Array | NeighborTable, X: jax.Array) -> jax.Array:
     """In-neighbour values ``[N, K, ...]`` (``X[idx]``), own value at ``k = 0``.
 
     ``graph`` is a ``NeighborTable`` or a dense ``W`` (see :func:`as_table` for its layout).
@@ -153,7 +154,7 @@ def gather(graph, X):
     return X[as_table(graph).idx]
 
 
-def masked_max(graph, X):
+def masked_max(graph: jax.Array | NeighborTable, X: jax.Array) -> jax.Array:
     """Max over in-neighbours incl. self: ``Y[i] = max_{j ∈ N_i} X[j]`` (max-consensus).
 
     ``graph`` is a ``NeighborTable`` or a dense ``W`` (in-neighbours are ``W[i, j] > 0``).
@@ -164,7 +165,8 @@ def masked_max(graph, X):
     return jnp.max(jnp.where(m, g, g[:, :1]), axis=1)
 
 
-def replace_sender_messages(table, gathered, sender, messages):
+def replace_sender_messages(table: jax.Array | NeighborTable, gathered: jax.Array,
+                            sender: int | jax.Array, messages: jax.Array) -> jax.Array:
     """Overwrite what agent ``sender`` sends: entries ``k > 0`` with ``idx[i, k] == sender``
     (and mask True) become ``messages[i]`` — a Byzantine sender's per-receiver message.
 
@@ -183,7 +185,7 @@ def replace_sender_messages(table, gathered, sender, messages):
     return jnp.where(hit, messages[:, None], gathered)
 
 
-def table_rule_weights(table: NeighborTable, rule: str):
+def table_rule_weights(table: NeighborTable, rule: str) -> jax.Array:
     """Recompute a table's weights from its mask with a weight rule (jit-able).
 
     ``"row"``: ``mask / |N_i|``; ``"column"``: ``mask / outdeg[idx]`` (sender's out-degree incl.
