@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 
 os.environ.setdefault("MPLBACKEND", "Agg")
@@ -16,12 +17,25 @@ settings.register_profile("ci", deadline=None, derandomize=True, max_examples=25
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
-@pytest.fixture
-def x64():
-    """Enable float64 for one test and restore the previous setting afterwards."""
+@contextlib.contextmanager
+def _x64_enabled():
     previous = bool(jax.config.jax_enable_x64)
     jax.config.update("jax_enable_x64", True)
     try:
         yield
     finally:
         jax.config.update("jax_enable_x64", previous)
+
+
+@pytest.fixture
+def x64():
+    """Enable float64 for one test and restore the previous setting afterwards."""
+    with _x64_enabled():
+        yield
+
+
+@pytest.fixture(scope="module")
+def x64_module():
+    """Enable float64 for a whole test module (``pytestmark = usefixtures("x64_module")``)."""
+    with _x64_enabled():
+        yield

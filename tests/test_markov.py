@@ -23,16 +23,8 @@ from decentral.markov import (
     stationary_distribution,
 )
 
-
-@pytest.fixture(autouse=True, scope="module")
-def _float64():
-    """Float64 for the whole module (identities are compared to ~1e-12); restored afterwards."""
-    previous = bool(jax.config.jax_enable_x64)
-    jax.config.update("jax_enable_x64", True)
-    try:
-        yield
-    finally:
-        jax.config.update("jax_enable_x64", previous)
+# float64 for the whole module (identities compared to ~1e-12), restored afterwards
+pytestmark = pytest.mark.usefixtures("x64_module")
 
 
 P2 = np.array([[0.9, 0.1], [0.5, 0.5]])

@@ -22,16 +22,8 @@ from decentral.schedules import (
     validate_step_size,
 )
 
-
-@pytest.fixture(autouse=True, scope="module")
-def _float64():
-    """Float64 for the whole module (values are compared to ~1e-15); restored afterwards."""
-    previous = bool(jax.config.jax_enable_x64)
-    jax.config.update("jax_enable_x64", True)
-    try:
-        yield
-    finally:
-        jax.config.update("jax_enable_x64", previous)
+# float64 for the whole module (identities compared to ~1e-12), restored afterwards
+pytestmark = pytest.mark.usefixtures("x64_module")
 
 
 # (schedule, alpha at t = 0, alpha at t = 10): t is the 0-based update index

@@ -21,12 +21,12 @@ import json
 import math
 import os
 import pathlib
-import tempfile
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
+from decentral.results import atomic_write_bytes
 from decentral.verify.claims import ClaimResult, Verdict
 
 __all__ = [
@@ -191,26 +191,11 @@ def format_summary(results: Sequence[ClaimResult]) -> str:
 
 
 def atomic_write_text(path: str | os.PathLike[str], text: str) -> pathlib.Path:
-    """Write ``text`` to ``path`` atomically: temp file in the same folder, fsync, os.replace.
-
-    On any failure the temporary file is removed and an existing ``path`` is left untouched.
-    """
-    path = pathlib.Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
-    return path
+    """Write ``text`` (UTF-8) to ``path`` atomically (temp file in the same folder, fsync,
+    ``os.replace``); on failure an existing ``path`` is left untouched."""
+    data = text.encode("utf-8")
+    atomic_write_bytes(path, lambda f: f.write(data))
+    return pathlib.Path(path)
 
 
 def _relative_link(figure: str, out_dir: pathlib.Path) -> tuple[str, bool]:
