@@ -12,10 +12,11 @@ Forms:
 * :func:`explicit` — a stack ``[T, N, N]`` built offline; runs longer than T are refused
   before anything is compiled (``seq.length``; the runner checks it);
 * :func:`random_edge_drops` — each non-self edge of a base graph dropped independently with
-  probability ``drop_prob`` at every step, from ``fold_in(key, t)``; self-loops always kept;
-  undirected bases drop symmetrically; then re-weighted by the rule. ``shared_across_seeds``
-  says whether every Monte-Carlo seed sees the same draw (the sequence's own key) or its own
-  (the caller passes a per-seed key to ``at``);
+  probability ``drop_prob`` at every step, from ``fold_in(key, t)`` (one uniform draw per base
+  edge, O(edges) per step, the same draws on both backends); self-loops always kept;
+  undirected bases drop symmetrically (an undirected edge is one draw); then re-weighted by
+  the rule. ``shared_across_seeds`` says whether every Monte-Carlo seed sees the same draw
+  (the sequence's own key) or its own (the caller passes a per-seed key to ``at``);
 * :func:`one_peer_exponential` — the time-varying one-peer exponential graph of decentralized
   training: at step t agent i hears only itself and ``i − 2^(t mod ⌈log₂ n⌉)``.
 
@@ -140,7 +141,21 @@ class GraphSequence:
             idx, mask = _table_layout(self._base, width)
             self._base_idx = jnp.asarray(idx)
             self._base_mask = jnp.asarray(mask)
-            self._base_dense = jnp.asarray(self._base)
+            # One uniform draw per edge of the base graph (an undirected edge is one edge): the
+            # off-diagonal entries (receiver, sender) and the edge each belongs to.
+            recv, send = np.nonzero(self._base & ~np.eye(self.n, dtype=bool))
+            lo, hi = np.minimum(recv, send), np.maximum(recv, send)
+            key_of = lo * self.n + hi if self._symmetric else recv * self.n + send
+            uniq, edge_of_entry = np.unique(key_of, return_inverse=True)
+            self.num_edges = int(uniq.size)
+            self._entries = (jnp.asarray(recv), jnp.asarray(send), jnp.asarray(edge_of_entry))
+            rows = np.broadcast_to(np.arange(self.n)[:, None], idx.shape)
+            a, b = (np.minimum(rows, idx), np.maximum(rows, idx)) if self._symmetric else \
+                (rows, idx)
+            real = mask.copy()
+            real[:, 0] = False                               # k = 0 (self) and padding: no edge
+            edge_table = np.where(real, np.searchsorted(uniq, a * self.n + b), self.num_edges)
+            self._edge_table = jnp.asarray(edge_table.astype(np.int32))
         else:
             self._weights_host = weights
             self.period = weights.shape[0] if form != "explicit" else None
@@ -180,14 +195,12 @@ class GraphSequence:
                              "pass the seed's key to at(t, key).")
         return key
 
-    def _random_keep(self, t, draw_key):
-        """Boolean [N, N] pattern of step t (diagonal kept; symmetric for undirected bases)."""
-        k = jax.random.fold_in(draw_key, t)
-        keep = jax.random.bernoulli(k, 1.0 - self.drop_prob, (self.n, self.n))
-        if self._symmetric:
-            upper = jnp.triu(keep, 1)
-            keep = upper | upper.T
-        return keep | jnp.eye(self.n, dtype=bool)
+    def _edge_keep(self, t, draw_key):
+        """``[num_edges + 1]`` booleans of step t: edge e kept with probability 1 − drop_prob
+        (one uniform draw per base edge from ``fold_in(key, t)``); the last entry (self-loops,
+        padding) is always True."""
+        u = jax.random.uniform(jax.random.fold_in(draw_key, t), (self.num_edges,))
+        return jnp.concatenate([u >= self.drop_prob, jnp.ones((1,), bool)])
 
     def at(self, t, key=None):
         """Mixing graph of step ``t``: dense ``W [N, N]`` or a ``NeighborTable``.
@@ -216,12 +229,12 @@ class GraphSequence:
         return self._random_at(t, self._draw_key(key))
 
     def _random_at(self, t, draw_key):
-        keep = self._random_keep(t, draw_key)
+        keep = self._edge_keep(t, draw_key)
         if self.backend == "dense":
-            adj = self._base_dense & keep
+            recv, send, edge = self._entries
+            adj = jnp.eye(self.n, dtype=bool).at[recv, send].set(keep[edge])
             return WEIGHT_RULES[self.rule](adj, jnp)
-        rows = jnp.arange(self.n)[:, None]
-        mask = self._base_mask & keep[rows, self._base_idx]
+        mask = self._base_mask & keep[self._edge_table]
         table = NeighborTable(self._base_idx, jnp.zeros(mask.shape), mask)
         return table._replace(weight=table_rule_weights(table, self.rule))
 

@@ -1,0 +1,109 @@
+"""``python -m benchmarks``: time the foundation against references, print a table, write results.
+
+Usage::
+
+    python -m benchmarks [--quick] [--only PATTERN ...] [--out DIR] [--repeats N] [--list]
+
+``--quick`` runs small sizes (about 15 s on 2 CPU cores, mostly compilation); the default
+sizes take about 1 minute. ``--only`` selects benchmark ids by
+substring (repeatable, or comma-separated). Results go to ``DIR/results.json`` (every row,
+the configuration and ``decentral.results.provenance()``) and ``DIR/results.md``; DIR defaults
+to ``benchmarks/out``.
+
+Exit status: 0 when every benchmark ran and every checked row agreed with its reference; 1 when
+a benchmark raised or a decentral result differed from its reference (a benchmark that computes
+something else is worthless); 2 on a usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+import traceback
+from collections.abc import Sequence
+
+from benchmarks import DEFAULT_OUT, format_table, write_results
+from benchmarks import bench_foundation as bf
+from decentral.results import provenance
+
+__all__ = ["main", "build_parser"]
+
+
+def _positive_int(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {n}")
+    return n
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command-line parser of ``python -m benchmarks``."""
+    p = argparse.ArgumentParser(
+        prog="python -m benchmarks",
+        description="Speed and memory of the decentral foundation as ratios against reference "
+                    "implementations timed in the same run (ratio = reference / decentral).",
+    )
+    p.add_argument("--quick", action="store_true", help="small sizes (seconds)")
+    p.add_argument("--size", choices=sorted(bf.SIZES), default=None,
+                   help="size mode (overrides --quick; 'tiny' is the smoke-test size)")
+    p.add_argument("--only", action="append", metavar="PATTERN",
+                   help="run benchmarks whose id contains PATTERN (repeat or comma-separate)")
+    p.add_argument("--out", default=str(DEFAULT_OUT), metavar="DIR",
+                   help=f"output folder for results.json and results.md (default {DEFAULT_OUT})")
+    p.add_argument("--repeats", type=_positive_int, default=None,
+                   help="timed repeats per side after the warm-up call (default per size)")
+    p.add_argument("--list", action="store_true", help="list benchmark ids and exit")
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command; returns the exit status (see the module docstring)."""
+    args = build_parser().parse_args(argv)
+    if args.list:
+        for name in bf.BENCHMARKS:
+            print(name)
+        return 0
+    size = args.size or ("quick" if args.quick else "default")
+    try:
+        names = bf.selected(args.only)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    command = "python -m benchmarks " + " ".join(sys.argv[1:] if argv is None else argv)
+    prov = provenance()
+    rows, failed = [], []
+    start = time.perf_counter()
+    for name in names:
+        t0 = time.perf_counter()
+        print(f"[{name}] running ({size}) ...", flush=True)
+        try:
+            new = bf.run_benchmark(name, size, args.repeats)
+        except Exception:
+            traceback.print_exc()
+            failed.append(name)
+            print(f"[{name}] ERROR", flush=True)
+            continue
+        rows.extend(new)
+        print(f"[{name}] done in {time.perf_counter() - t0:.1f} s", flush=True)
+    total = time.perf_counter() - start
+    print()
+    print(format_table(rows))
+    differ = [f"{r.name} ({r.variant}, {r.dtype})" for r in rows if r.agree is False]
+    config = {"size": size, "only": args.only, "repeats": args.repeats,
+              "sizes": {n: bf.SIZES[size][n] for n in names}, "total_s": total,
+              "errors": failed}
+    paths = write_results(rows, args.out, prov, config=config, command=command.strip())
+    print(f"\n{len(rows)} rows in {total:.1f} s; wrote {', '.join(str(p) for p in paths)}")
+    if differ:
+        print("DIFFER from the reference: " + "; ".join(differ), file=sys.stderr)
+    if failed:
+        print("ERROR in: " + ", ".join(failed), file=sys.stderr)
+    return 1 if (differ or failed) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
