@@ -422,7 +422,7 @@ def bench_random_graphs(*, S: int, T: int, cases: Sequence[tuple[str, int, str]]
     ``cases`` are ``(backend, N, base)`` with base ``"erdos_renyi"`` (strongly connected,
     ``edge_prob``) or ``"circulant"`` (offsets ±1, ±7). The shared-key rows must agree with the
     stack exactly up to summation order. With ``per_seed`` a further row draws each seed's own
-    graphs (``shared_across_seeds=False``: S x N x N Bernoulli draws per step); there is no
+    graphs (``shared_across_seeds=False``: S x edges uniform draws per step); there is no
     equal reference, so its check is that every final state lies inside its seed's initial
     range (mixing is convex). Per-seed draws are slow, so that row runs ``per_seed_steps``
     steps (default: one record interval, T / 10) against the stack run for as many steps, with
