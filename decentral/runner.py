@@ -54,6 +54,7 @@ import inspect
 import json
 import math
 import os
+import re
 import sys
 import warnings
 from collections.abc import Callable, Sequence
@@ -386,7 +387,7 @@ def _code_hash(fn) -> str | None:
     so a checkpoint made with different code under the same name is refused."""
     if fn is None:
         return None
-    target = getattr(fn, "func", fn)                 # functools.partial
+    target = inspect.unwrap(getattr(fn, "func", fn))   # functools.partial, jax.jit, wraps
     code = getattr(target, "__code__", None)
     if code is None:
         code = getattr(type(target).__call__, "__code__", None) if callable(target) else None
@@ -437,7 +438,7 @@ def _check_step_types(algorithm, params, sweep, xs) -> None:
 def _hash_tree(tree) -> str:
     h = hashlib.sha256()
     leaves, treedef = jax.tree_util.tree_flatten_with_path(tree)
-    h.update(str(jax.tree_util.tree_structure(tree)).encode())
+    h.update(_treedef_text(tree).encode())
     for path, leaf in leaves:
         h.update(jax.tree_util.keystr(path).encode())
         if _is_key_dtype(getattr(leaf, "dtype", None)):
@@ -450,11 +451,20 @@ def _hash_tree(tree) -> str:
     return h.hexdigest()
 
 
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+
+
+def _treedef_text(tree) -> str:
+    """The tree structure as text without memory addresses (custom nodes such as
+    ``jax.tree_util.Partial`` print their functions with an address that changes per process)."""
+    return _ADDRESS.sub("", str(jax.tree_util.tree_structure(tree)))
+
+
 def _spec(tree) -> list:
     return [
         [jax.tree_util.keystr(path), list(leaf.shape), str(leaf.dtype)]
         for path, leaf in _leaves_with_paths(tree)
-    ] + [["treedef", str(jax.tree_util.tree_structure(tree))]]
+    ] + [["treedef", _treedef_text(tree)]]
 
 
 def _fingerprint(config: dict) -> str:
@@ -506,7 +516,7 @@ def _build(algorithm, record_fn, record_every, sweep, wants_info, mesh) -> _Comp
 
     def init_one(seed, params, xs):
         init_key, step_root = _derive(seed)
-        state = algorithm.init(init_key, params)
+        state = jax.tree_util.tree_map(jnp.asarray, algorithm.init(init_key, params))
         info = info_zeros(step_root, state, params, first_x(xs)) if wants_info else None
         return state, record(state, info), _all_finite(state)
 
@@ -931,8 +941,13 @@ def run(
             "sweep": sweep,
             "sweep_size": n_params,
             "seeds": seeds.tolist(),
-            "state_spec": _spec(jax.eval_shape(lambda s: s, state)),
-            "record_spec": _spec(record_template),
+            # specs of the unpadded arrays, so a run padded for one device count resumes on
+            # another
+            "state_spec": _spec(state_host_template),
+            "record_spec": _spec(jax.tree_util.tree_map(
+                lambda a: jax.ShapeDtypeStruct(
+                    a.shape[:seed_axis] + (n_seeds,) + a.shape[seed_axis + 1:], a.dtype),
+                record_template)),
             "record_fn": None if record_fn is None else getattr(
                 record_fn, "__qualname__", type(record_fn).__name__
             ),

@@ -183,16 +183,22 @@ def check_consensus_limit(seq: g.GraphSequence, target_weights: np.ndarray, *, n
     * PASS — max over seeds and agents of |x_i(T) − c| ≤ ``tol`` and the fitted geometric rate
       of the mean error (bootstrap 95% CI over seeds, above the 1e-12 round-off floor) has upper
       end < 1 (or the error fell below the floor within 3 steps: finite-time convergence);
-    * FAIL — max |x_i(T) − c| > 100·tol and either the agents reached consensus elsewhere
-      (spread ≤ ``tol``: the claimed limit is wrong) or the mean error stalled (it fell by
-      less than a factor 2 over the second half of the horizon: no convergence to c);
-    * INCONCLUSIVE — neither (still decreasing but not within ``tol`` by T: needs a longer
-      horizon).
+    * FAIL — evidence that the paths do not reach c, any of:
+      (a) c left the convex hull of the agents' values: max_i |x_i(t) − c| exceeds the spread
+      max_i x_i(t) − min_i x_i(t) by more than 1e-10 at some t (row-stochastic mixing keeps the
+      hulls nested, so c stays at that distance forever: the claimed limit is wrong);
+      (b) the hull grew: the spread increased by more than 1e-10·(1 + spread) in one step
+      (the iteration is not row-stochastic averaging);
+      (c) no consensus: on some path the spread at T is above 100·tol and within a relative
+      1e-6 of its value at T/2 (no measurable contraction over half the horizon);
+    * INCONCLUSIVE — neither (still contracting but not within ``tol`` by T: needs a longer
+      horizon). A slow but geometric convergence is never judged FAIL.
 
     Seeds: the claim is path-wise (every sample path converges), so the verdict is a max over
     paths, not a mean; with S paths and no failure the report gives the one-sided 95% upper
-    bound ``1 − 0.05^(1/S)`` on the probability that a path fails (64 seeds: 0.046; 1000
-    seeds under ``--full``: 0.003).
+    bound ``1 − 0.05^(1/S)`` on the probability that a path fails over the draw of x(0) (64
+    seeds: 0.046; 1000 under ``--full``); for a random graph sequence shared by the seeds this
+    is for one realisation of the graphs (``measured["graph_draws"]``).
     """
     def record(state):
         x, target = state
@@ -224,15 +230,22 @@ def check_consensus_limit(seq: g.GraphSequence, target_weights: np.ndarray, *, n
         measured.update(rate_per_step=fit.rate_per_step, rate_ci=[fit.lo, fit.hi],
                         fit_window=[int(steps[window][0]), int(steps[window][-1])])
         rate_hi = fit.hi
-    stalled = bool(mean_err[-1] > 0.5 * mean_err[len(mean_err) // 2])
-    measured["stalled_second_half"] = stalled
+    measured["graph_draws"] = ("one realisation shared by all seeds" if seq.form == "random"
+                               and seq.shared_across_seeds else "per seed" if
+                               seq.form == "random" else "deterministic")
+    outside = float(np.max(err - spread))                       # distance of c from the hull
+    growth = float(np.max(np.diff(spread, axis=1) - 1e-10 * (1.0 + spread[:, :-1])))
+    half = spread[:, spread.shape[1] // 2]
+    stalled = (spread[:, -1] > 100 * tol) & (spread[:, -1] >= (1.0 - 1e-6) * half)
+    measured.update(limit_outside_hull=outside, max_spread_growth=growth,
+                    paths_without_consensus=int(stalled.sum()))
     # Fewer than 4 points above the round-off floor: the error vanished in a few steps
     # (finite-time convergence, faster than any geometric rate).
     finite_time = above.size < 4
     measured["steps_above_roundoff"] = int(above.size)
     if final_err <= tol and (rate_hi < 1.0 or finite_time):
         verdict = Verdict.PASS
-    elif final_err > 100 * tol and (final_spread <= tol or stalled):
+    elif outside > 1e-10 or growth > 0 or stalled.any():
         verdict = Verdict.FAIL
     else:
         verdict = Verdict.INCONCLUSIVE
@@ -249,9 +262,9 @@ def check_consensus_limit(seq: g.GraphSequence, target_weights: np.ndarray, *, n
         verdict=verdict, measured=measured, figures=figures,
         headline=[k for k in ("final_max_error", "rate_per_step", "steps_above_roundoff")
                   if k in measured],
-        threshold=f"PASS: max|x_i(T) - c| <= {tol:g} and rate CI upper < 1; FAIL: max|x_i(T)"
-                  f" - c| > {100 * tol:g} with consensus elsewhere (spread <= {tol:g}) or a "
-                  "stalled error (less than halved over the second half)",
+        threshold=f"PASS: max|x_i(T) - c| <= {tol:g} and rate CI upper < 1; FAIL: c outside "
+                  "the agents' hull by > 1e-10, or the hull grew, or a path's spread at T is > "
+                  f"{100 * tol:g} and within 1e-6 (relative) of its value at T/2",
         size=f"N={seq.n}, T={num_steps}, seeds={num_seeds}",
         details="" if verdict != Verdict.INCONCLUSIVE else
         "not converged within T; rerun with --full (longer horizon)",

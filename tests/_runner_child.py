@@ -2,11 +2,12 @@
 
 Usage:
     python tests/_runner_child.py kill <out_base> <checkpoint_dir> <kill_after_chunk|-1>
-    python tests/_runner_child.py devices <out_base>
+    python tests/_runner_child.py devices <out_base> [<checkpoint_dir>]
 
 ``kill``: run ALGORITHM with a checkpoint; after chunk ``k`` (if k >= 0) the hook SIGKILLs this
 process, so nothing after the last checkpoint survives. ``devices``: run with whatever devices the
-parent set up (XLA_FLAGS=--xla_force_host_platform_device_count=4) and 6 seeds (padded to 8).
+parent set up (XLA_FLAGS=--xla_force_host_platform_device_count=4) and 6 seeds (padded to 8);
+with a checkpoint_dir it also stops a checkpointed run after chunk 2 (to resume elsewhere).
 Both save their result with decentral.results.save_results.
 """
 
@@ -86,6 +87,19 @@ def main(argv: list[str]) -> None:
         save_results(out_base, arrays_of(res), {"device_count": jax.device_count(),
                                                 "seeds": DEVICE_SEEDS,
                                                 "x64": bool(jnp.zeros(1).dtype == jnp.float64)})
+        if len(argv) > 3:          # also leave a half-finished, padded checkpoint behind
+            class Stop(Exception):
+                pass
+
+            def stop(chunk: int) -> None:
+                if chunk == 2:
+                    raise Stop
+
+            try:
+                run(ALGORITHM, PARAMS, DEVICE_SEEDS, progress=False, checkpoint_dir=argv[3],
+                    on_chunk_end=stop, **RUN_KW)
+            except Stop:
+                pass
     else:
         raise SystemExit(f"unknown mode {mode!r}")
 

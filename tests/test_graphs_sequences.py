@@ -511,3 +511,29 @@ def test_float32_random_sequence_passes_the_stochasticity_checks():
     assert all(g.is_row_stochastic(w) for w in ws)
     pis = g.absolute_probability_sequence(seq, 10)
     np.testing.assert_allclose(pis.sum(axis=1), 1.0, rtol=1e-12)
+
+
+def test_random_graphs_do_not_depend_on_the_global_precision(request):
+    seq = g.random_edge_drops(g.complete(6), 0.5, key=0)
+    pattern32 = seq.weights_host(8) > 0
+    request.getfixturevalue("x64")
+    seq64 = g.random_edge_drops(g.complete(6), 0.5, key=0)
+    pattern64 = seq64.weights_host(8) > 0
+    assert seq64.weights_host(1).dtype == np.float64
+    np.testing.assert_array_equal(pattern32, pattern64)
+
+
+def test_symmetric_base_can_drop_directions_independently():
+    both = g.random_edge_drops(g.complete(8), 0.5, key=1, symmetric_drops=False)
+    pats = both.weights_host(20) > 0
+    assert any(not np.array_equal(p, p.T) for p in pats)
+    with pytest.raises(ValueError, match="symmetric"):
+        g.random_edge_drops(g.ring(5), 0.5, key=1, symmetric_drops=True)
+
+
+def test_per_seed_sequence_takes_no_key_of_its_own_and_accepts_int_keys():
+    with pytest.raises(ValueError, match="takes no key of its own"):
+        g.random_edge_drops(g.complete(4), 0.5, key=3, shared_across_seeds=False)
+    seq = g.random_edge_drops(g.complete(4), 0.5, shared_across_seeds=False)
+    np.testing.assert_array_equal(np.asarray(seq.at(2, 5)),
+                                  np.asarray(seq.at(2, jax.random.key(5))))

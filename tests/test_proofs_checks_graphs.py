@@ -130,3 +130,11 @@ def test_registered_graph_claims_pass_at_quick_size(claim_id, tmp_path):
     claims = discover()
     out = claims[claim_id].run(CheckContext(out_dir=tmp_path, seeds=16))
     assert out.verdict == Verdict.PASS, (claim_id, out.measured)
+
+
+def test_consensus_judge_slow_but_geometric_convergence_is_inconclusive_not_fail():
+    W = g.row_stochastic(g.ring(40))                      # contraction ~0.99 per step
+    out = pg.check_consensus_limit(g.static(W), g.perron_vector(W), num_seeds=8,
+                                   num_steps=150)
+    assert out.verdict == Verdict.INCONCLUSIVE, out.measured
+    assert out.measured["rate_ci"][1] < 1.0

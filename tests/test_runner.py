@@ -421,3 +421,16 @@ def test_checkpoint_with_prng_key_leaves(tmp_path):
     np.testing.assert_array_equal(
         jax.random.key_data(res.final_state.key), jax.random.key_data(ref.final_state.key)
     )
+
+
+def test_fingerprint_sees_through_jit_and_ignores_memory_addresses():
+    from decentral.runner import _code_hash, _hash_tree
+
+    plus, minus = jax.jit(lambda s: s + 1.0), jax.jit(lambda s: s - 1.0)
+    assert _code_hash(plus) != _code_hash(minus)
+    # two function objects (two addresses, as in two processes) with the same code
+    first = jax.tree_util.Partial((lambda: lambda a, b: a + b)(), 1.0)
+    second = jax.tree_util.Partial((lambda: lambda a, b: a + b)(), 1.0)
+    assert first.func is not second.func
+    assert " at 0x" in str(jax.tree_util.tree_structure(first))
+    assert _hash_tree(first) == _hash_tree(second)

@@ -71,7 +71,7 @@ def test_sigkilled_run_resumes_bit_identically(tmp_path):
 @pytest.mark.subprocess
 def test_sharded_over_four_devices_matches_single_device(tmp_path):
     child = _child_module()
-    out = _run_child(["devices", str(tmp_path / "dev")],
+    out = _run_child(["devices", str(tmp_path / "dev"), str(tmp_path / "ckpt")],
                      {"XLA_FLAGS": "--xla_force_host_platform_device_count=4"})
     assert out.returncode == 0, out.stderr[-2000:]
     arrays, meta = load_results(tmp_path / "dev")
@@ -85,3 +85,9 @@ def test_sharded_over_four_devices_matches_single_device(tmp_path):
     np.testing.assert_allclose(arrays["rec_normal"], ref["rec_normal"], rtol=1e-6, atol=1e-7)
     np.testing.assert_allclose(arrays["rec_x"], ref["rec_x"], rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(arrays["final_x"], ref["final_x"], rtol=1e-5, atol=1e-6)
+
+    # the 4-device checkpoint (6 seeds padded to 8, stopped after chunk 2) resumes on 1 device
+    resumed = child.run(child.ALGORITHM, child.PARAMS, child.DEVICE_SEEDS, progress=False,
+                        checkpoint_dir=tmp_path / "ckpt", **child.RUN_KW)
+    np.testing.assert_array_equal(resumed.records["bits"], ref["rec_bits"])
+    np.testing.assert_allclose(resumed.records["x"], ref["rec_x"], rtol=1e-5, atol=1e-6)

@@ -125,7 +125,7 @@ class GraphSequence:
     def __init__(self, *, form: str, n: int, backend: str, weights: np.ndarray | None = None,
                  base_adjacency: np.ndarray | None = None, drop_prob: float = 0.0,
                  rule: str | None = None, key=None, shared_across_seeds: bool = True,
-                 width: int | None = None):
+                 symmetric_drops: bool = False, width: int | None = None):
         self.form = form
         self.n = int(n)
         self.backend = _check_backend(backend)
@@ -135,7 +135,7 @@ class GraphSequence:
         self.length = None
         if form == "random":
             self._base = np.asarray(base_adjacency, dtype=bool)
-            self._symmetric = bool(np.array_equal(self._base, self._base.T))
+            self._symmetric = bool(symmetric_drops)
             self.drop_prob = float(drop_prob)
             self._key = key
             idx, mask = _table_layout(self._base, width)
@@ -193,13 +193,14 @@ class GraphSequence:
         if key is None:
             raise ValueError("this random sequence draws per seed (shared_across_seeds=False): "
                              "pass the seed's key to at(t, key).")
-        return key
+        return _as_key(key)
 
     def _edge_keep(self, t, draw_key):
         """``[num_edges + 1]`` booleans of step t: edge e kept with probability 1 − drop_prob
         (one uniform draw per base edge from ``fold_in(key, t)``); the last entry (self-loops,
         padding) is always True."""
-        u = jax.random.uniform(jax.random.fold_in(draw_key, t), (self.num_edges,))
+        u = jax.random.uniform(jax.random.fold_in(draw_key, t), (self.num_edges,),
+                               dtype=jnp.float32)     # same graphs with or without x64
         return jnp.concatenate([u >= self.drop_prob, jnp.ones((1,), bool)])
 
     def at(self, t, key=None):
@@ -313,8 +314,8 @@ def explicit(graphs, *, rule: str | None = None, backend: str = "dense") -> Grap
 
 
 def random_edge_drops(base, drop_prob: float, *, rule: str = "row", key=None,
-                      shared_across_seeds: bool = True, backend: str = "dense"
-                      ) -> GraphSequence:
+                      shared_across_seeds: bool = True, symmetric_drops: bool | None = None,
+                      backend: str = "dense") -> GraphSequence:
     """Random sequence: every non-self edge of ``base`` is dropped with probability
     ``drop_prob`` independently at each step (from ``fold_in(key, t)``), then re-weighted.
 
@@ -325,7 +326,13 @@ def random_edge_drops(base, drop_prob: float, *, rule: str = "row", key=None,
         key: the sequence's own PRNG key (or an int seed), used when ``shared_across_seeds``.
         shared_across_seeds: True — every seed sees the same graphs (``at(t)``); False — the
             caller passes each seed's key (``at(t, key)``).
+        symmetric_drops: drop both directions of an undirected edge together (one draw per
+            edge). Default: True iff ``base`` is symmetric; False on a symmetric base drops
+            the two directions independently; True needs a symmetric base.
         backend: ``"dense"`` or ``"sparse"``.
+
+    The draws are float32 uniforms whatever the global precision, so one key gives the same
+    graphs with and without ``jax_enable_x64``.
     """
     a = as_adjacency(base, name="base")
     _check_rule(rule)
@@ -333,15 +340,34 @@ def random_edge_drops(base, drop_prob: float, *, rule: str = "row", key=None,
         raise ValueError(f"drop_prob must be in [0, 1), got {drop_prob!r}.")
     if rule == "metropolis" and not np.array_equal(a, a.T):
         raise ValueError("rule='metropolis' needs an undirected (symmetric) base graph.")
+    symmetric = bool(np.array_equal(a, a.T))
+    if symmetric_drops is None:
+        symmetric_drops = symmetric
+    if symmetric_drops and not symmetric:
+        raise ValueError("symmetric_drops=True needs a symmetric (undirected) base graph.")
+    if rule == "metropolis" and not symmetric_drops:
+        raise ValueError("rule='metropolis' needs symmetric drops (each step undirected).")
     if shared_across_seeds:
         if key is None:
             raise ValueError("a shared random sequence needs its own key: pass key=jax.random."
                              "key(seed) or an integer seed.")
-        if isinstance(key, (int, np.integer)):
-            key = jax.random.key(int(key))
+        key = _as_key(key)
+    elif key is not None:
+        raise ValueError("shared_across_seeds=False draws from each seed's key (at(t, key)); "
+                         "the sequence takes no key of its own: drop key=.")
     return GraphSequence(form="random", n=a.shape[0], backend=backend, base_adjacency=a,
                          drop_prob=drop_prob, rule=rule, key=key,
-                         shared_across_seeds=shared_across_seeds)
+                         shared_across_seeds=shared_across_seeds,
+                         symmetric_drops=bool(symmetric_drops))
+
+
+def _as_key(key):
+    """A typed PRNG key from a key or an integer seed."""
+    if isinstance(key, bool):
+        raise ValueError(f"expected a PRNG key or an integer seed, got {key!r}.")
+    if isinstance(key, (int, np.integer)):
+        return jax.random.key(int(key))
+    return key
 
 
 def one_peer_exponential(n: int, *, rule: str = "row", backend: str = "dense") -> GraphSequence:
