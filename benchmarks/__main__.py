@@ -25,19 +25,10 @@ from collections.abc import Sequence
 
 from benchmarks import DEFAULT_OUT, format_table, write_results
 from benchmarks import bench_foundation as bf
+from decentral._cli import positive_int
 from decentral.results import provenance
 
 __all__ = ["main", "build_parser"]
-
-
-def _positive_int(text: str) -> int:
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if n < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {n}")
-    return n
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -54,7 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="run benchmarks whose id contains PATTERN (repeat or comma-separate)")
     p.add_argument("--out", default=str(DEFAULT_OUT), metavar="DIR",
                    help=f"output folder for results.json and results.md (default {DEFAULT_OUT})")
-    p.add_argument("--repeats", type=_positive_int, default=None,
+    p.add_argument("--repeats", type=positive_int, default=None,
                    help="timed repeats per side after the warm-up call (default per size)")
     p.add_argument("--list", action="store_true", help="list benchmark ids and exit")
     return p

@@ -27,6 +27,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from decentral._cli import positive_int
 from decentral.verify.claims import FAMILIES, CheckContext, Claim, ClaimResult, Kind, Verdict
 from decentral.verify.claims import run_claim as _run_claim
 from decentral.verify.report import format_summary, format_table, write_report
@@ -35,16 +36,6 @@ from proofs_checks import registry as _registry
 __all__ = ["main", "build_parser", "run_context"]
 
 _VERSIONED = ("numpy", "scipy", "jax", "jaxlib", "networkx", "matplotlib")
-
-
-def _positive_int(text: str) -> int:
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if n < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {n}")
-    return n
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -59,7 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--only", action="append", metavar="PATTERN",
                    help="run claims whose id contains PATTERN; repeat or comma-separate for "
                         "several (any match), e.g. --only bandits or --only graphs.,push_sum.")
-    p.add_argument("--seeds", type=_positive_int, metavar="N",
+    p.add_argument("--seeds", type=positive_int, metavar="N",
                    help="override the number of seeds of every statistical claim")
     p.add_argument("--base-seed", type=int, default=0, metavar="K",
                    help="offset added to every claim's seeds (default 0)")

@@ -392,11 +392,6 @@ def _finite_number(x: Any, what: str, name: str) -> float:
     return v
 
 
-def _interval_args(lo: Any, hi: Any, bound: Any, what: str) -> tuple[float, float, float]:
-    return (_finite_number(lo, what, "lo"), _finite_number(hi, what, "hi"),
-            _finite_number(bound, what, "bound"))
-
-
 def judge_tolerance(value: Any, tol: float, *, what: str = "value") -> Verdict:
     """PASS if ``|value| <= tol`` (for every entry of an array), else FAIL.
 
@@ -433,18 +428,9 @@ def judge_upper_bound(lo: float, hi: float, bound: float, *, what: str = "estima
     interval is above: the data contradict the bound), INCONCLUSIVE otherwise or when the
     interval is NaN (no evidence).
     """
-    lo_, hi_, b = _interval_args(lo, hi, bound, what)
-    if math.isnan(b):
+    if math.isnan(_finite_number(bound, what, "bound")):
         raise ValueError(f"{what}: the bound is NaN; compute a real bound before judging.")
-    if math.isnan(lo_) or math.isnan(hi_):
-        return Verdict.INCONCLUSIVE
-    if lo_ > hi_:
-        raise ValueError(f"{what}: interval lower end {lo_} exceeds upper end {hi_}.")
-    if hi_ <= b:
-        return Verdict.PASS
-    if lo_ > b:
-        return Verdict.FAIL
-    return Verdict.INCONCLUSIVE
+    return judge_interval(lo, hi, -math.inf, bound, what=what)
 
 
 def judge_lower_bound(lo: float, hi: float, bound: float, *, what: str = "estimate") -> Verdict:
@@ -452,18 +438,9 @@ def judge_lower_bound(lo: float, hi: float, bound: float, *, what: str = "estima
 
     INCONCLUSIVE when the interval straddles the bound or is NaN.
     """
-    lo_, hi_, b = _interval_args(lo, hi, bound, what)
-    if math.isnan(b):
+    if math.isnan(_finite_number(bound, what, "bound")):
         raise ValueError(f"{what}: the bound is NaN; compute a real bound before judging.")
-    if math.isnan(lo_) or math.isnan(hi_):
-        return Verdict.INCONCLUSIVE
-    if lo_ > hi_:
-        raise ValueError(f"{what}: interval lower end {lo_} exceeds upper end {hi_}.")
-    if lo_ >= b:
-        return Verdict.PASS
-    if hi_ < b:
-        return Verdict.FAIL
-    return Verdict.INCONCLUSIVE
+    return judge_interval(lo, hi, bound, math.inf, what=what)
 
 
 def judge_interval(
