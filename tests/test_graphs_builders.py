@@ -11,7 +11,7 @@ import networkx as nx
 import numpy as np
 import pytest
 from hypothesis import given, settings
-from hypothesis import strategies as st
+from strategies import digraphs
 
 import decentral.graphs as g
 
@@ -317,17 +317,10 @@ def test_erdos_renyi_bad_input(kwargs, match):
 
 # ---- networkx round trip -------------------------------------------------------------------
 
-@st.composite
-def adjacencies(draw, min_n=1, max_n=10):
-    n = draw(st.integers(min_n, max_n))
-    bits = draw(st.lists(st.booleans(), min_size=n * n, max_size=n * n))
-    a = np.array(bits, dtype=bool).reshape(n, n)
-    np.fill_diagonal(a, True)
-    return a
 
 
 @HYP
-@given(adjacencies())
+@given(digraphs())
 def test_networkx_round_trip(adj):
     dg = g.to_networkx(adj)
     assert isinstance(dg, nx.DiGraph)

@@ -10,19 +10,13 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from strategies import digraphs
 
 import decentral.graphs as g
 
 HYP = settings(deadline=None, derandomize=True, max_examples=25)
 
 
-@st.composite
-def digraphs(draw, min_n=1, max_n=9):
-    n = draw(st.integers(min_n, max_n))
-    bits = draw(st.lists(st.booleans(), min_size=n * n, max_size=n * n))
-    a = np.array(bits, dtype=bool).reshape(n, n)
-    np.fill_diagonal(a, True)
-    return a
 
 
 def _nx(adj):
@@ -63,7 +57,7 @@ def test_is_strongly_connected_examples():
 
 
 @HYP
-@given(digraphs())
+@given(digraphs(max_n=9))
 def test_is_strongly_connected_agrees_with_networkx(adj):
     assert g.is_strongly_connected(adj) == nx.is_strongly_connected(_nx(adj))
     assert g.is_strongly_connected(adj.T) == g.is_strongly_connected(adj)

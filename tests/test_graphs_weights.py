@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from strategies import digraphs
 
 import decentral.graphs as g
 
@@ -20,14 +21,6 @@ A3 = np.array([[True, True, True],
                [False, True, True]])
 
 
-@st.composite
-def digraphs(draw, min_n=1, max_n=10):
-    """Random boolean matrix with self-loops."""
-    n = draw(st.integers(min_n, max_n))
-    bits = draw(st.lists(st.booleans(), min_size=n * n, max_size=n * n))
-    a = np.array(bits, dtype=bool).reshape(n, n)
-    np.fill_diagonal(a, True)
-    return a
 
 
 @st.composite
