@@ -70,6 +70,20 @@ class MarkovChain(NamedTuple):
 # ----------------------------------------------------------------------------------------------
 
 
+def _real_finite_float64(a: np.ndarray, name: str, what: str) -> np.ndarray:
+    """``a`` as float64 after checking it holds real, finite ``what`` (ValueError otherwise)."""
+    if a.dtype == np.bool_ or not np.issubdtype(a.dtype, np.number) or np.issubdtype(
+        a.dtype, np.complexfloating
+    ):
+        raise ValueError(f"{name} must hold real {what}; got dtype {a.dtype}.")
+    a = a.astype(np.float64)
+    if not np.all(np.isfinite(a)):
+        where = np.argwhere(~np.isfinite(a))[0].tolist()
+        raise ValueError(f"{name} has a NaN or infinite entry (first at index {where}); "
+                         f"{what} must be finite.")
+    return a
+
+
 def _as_transition(transition, *, name: str = "transition") -> np.ndarray:
     """Return ``transition`` as a float64 numpy array after checking it is row-stochastic."""
     try:
@@ -86,17 +100,7 @@ def _as_transition(transition, *, name: str = "transition") -> np.ndarray:
         )
     if p.shape[0] == 0:
         raise ValueError(f"{name} has no states (shape {p.shape}); a chain needs S >= 1 states.")
-    if p.dtype == np.bool_ or not np.issubdtype(p.dtype, np.number) or np.issubdtype(
-        p.dtype, np.complexfloating
-    ):
-        raise ValueError(f"{name} must hold real probabilities; got dtype {p.dtype}.")
-    p = p.astype(np.float64)
-    if not np.all(np.isfinite(p)):
-        where = np.argwhere(~np.isfinite(p))[0].tolist()
-        raise ValueError(
-            f"{name} has a NaN or infinite entry (first at index {where}); transition "
-            "probabilities must be finite."
-        )
+    p = _real_finite_float64(p, name, "probabilities")
     if np.any(p < 0):
         where = np.argwhere(p < 0)[0].tolist()
         raise ValueError(
@@ -352,15 +356,7 @@ def _as_table(table, num_states: int, name: str) -> np.ndarray:
             f"{name} must have the chain state as its leading axis, shape [S={num_states}, ...]; "
             f"got shape {f.shape}."
         )
-    if f.dtype == np.bool_ or not np.issubdtype(f.dtype, np.number) or np.issubdtype(
-        f.dtype, np.complexfloating
-    ):
-        raise ValueError(f"{name} must hold real numbers; got dtype {f.dtype}.")
-    f = f.astype(np.float64)
-    if not np.all(np.isfinite(f)):
-        where = np.argwhere(~np.isfinite(f))[0].tolist()
-        raise ValueError(f"{name} has a NaN or infinite entry (first at index {where}).")
-    return f
+    return _real_finite_float64(f, name, "numbers")
 
 
 def _deviation_norms(dev: np.ndarray, kind: str, entry_ndim: int) -> np.ndarray:
