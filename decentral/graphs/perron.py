@@ -75,18 +75,25 @@ class APSResult(NamedTuple):
     exact: bool
 
 
-def _backward(ws: np.ndarray, num_points: int) -> np.ndarray:
-    """π_0…π_{num_points-1} by π_t = W_tᵀ π_{t+1} from π_H uniform, H = len(ws)."""
+def _backward(ws: np.ndarray, num_points: int, start: np.ndarray | None = None) -> np.ndarray:
+    """π_0…π_{num_points-1} by π_t = W_tᵀ π_{t+1} from π_H = ``start`` (uniform by default),
+    H = len(ws); points at or beyond H are π_H."""
     n = ws.shape[1]
-    pi = np.full(n, 1.0 / n)
+    pi = np.full(n, 1.0 / n) if start is None else start
     out = np.empty((num_points, n))
-    out[ws.shape[0]:] = pi            # points at or beyond the horizon: the uniform start
+    out[ws.shape[0]:] = pi
     for t in range(ws.shape[0] - 1, -1, -1):      # host recursion over the horizon (outside jit)
         pi = ws[t].T @ pi
         pi = pi / pi.sum()
         if t < num_points:
             out[t] = pi
     return out
+
+
+def _checked(ws: np.ndarray, start: int = 0) -> np.ndarray:
+    for k, w in enumerate(ws, start=start):
+        require_stochastic(w, "row", name=f"W_{k}")
+    return ws
 
 
 def absolute_probability_sequence(seq, num_steps: int, *, key=None, tol: float = 1e-13,
@@ -122,45 +129,32 @@ def absolute_probability_sequence(seq, num_steps: int, *, key=None, tol: float =
             or num_steps < 0:
         raise ValueError(f"num_steps must be a non-negative integer, got {num_steps!r}.")
     T = int(num_steps)
-    if not isinstance(seq, GraphSequence):
-        arr = np.asarray(seq)
-        if arr.ndim == 2:
-            seq_ws, form = arr[None], "static"
-        elif arr.ndim == 3:
-            seq_ws, form = arr, "explicit"
-        else:
-            raise ValueError(f"seq must be a GraphSequence, a [N, N] matrix or a [T, N, N] stack;"
-                             f" got shape {arr.shape}.")
-        for k, w in enumerate(seq_ws):
-            require_stochastic(w, "row", name=f"W_{k}")
-        length = seq_ws.shape[0]
-
-        def supply(start: int, stop: int) -> np.ndarray:
-            return seq_ws[start:stop]
-    else:
-        form = {"one_peer_exponential": "periodic"}.get(seq.form, seq.form)
-        length = seq.length if seq.form == "explicit" else (seq.period if form in
-                                                             ("static", "periodic") else None)
-        if form in ("static", "periodic"):
-            seq_ws = seq.weights_host(seq.period)
-            for k, w in enumerate(seq_ws):
-                require_stochastic(w, "row", name=f"W_{k}")
+    if isinstance(seq, GraphSequence):
+        form = "periodic" if seq.period is not None else seq.form
+        length, period = seq.length, seq.period
 
         def supply(start: int, stop: int) -> np.ndarray:
             return seq.weights_host(stop - start, start=start, key=key)
+    else:
+        arr = np.asarray(seq)
+        if arr.ndim not in (2, 3):
+            raise ValueError(f"seq must be a GraphSequence, a [N, N] matrix or a [T, N, N] stack;"
+                             f" got shape {arr.shape}.")
+        form = "periodic" if arr.ndim == 2 else "explicit"     # a single W: period 1
+        stack = arr[None] if arr.ndim == 2 else arr
+        length = None if arr.ndim == 2 else stack.shape[0]
+        period = 1
 
-    if form in ("static", "periodic"):
-        period = seq_ws.shape[0]
-        product = np.eye(seq_ws.shape[1])
-        for w in seq_ws:                      # product W_{P-1} ⋯ W_0 (host, once)
+        def supply(start: int, stop: int) -> np.ndarray:
+            return stack[start:stop]
+
+    if form == "periodic":                    # static (P = 1), periodic, one-peer exponential
+        period_ws = _checked(supply(0, period))
+        product = np.eye(period_ws.shape[1])
+        for w in period_ws:                   # product W_{P-1} ⋯ W_0 (host, once)
             product = w @ product
-        pi0 = perron_vector(product)
-        pis = np.empty((period, seq_ws.shape[1]))
-        pi = pi0
-        for t in range(period - 1, -1, -1):
-            pi = seq_ws[t].T @ pi
-            pi = pi / pi.sum()
-            pis[t] = pi
+        pi0 = perron_vector(product)          # π_0 = π_P: one period backwards from π_0
+        pis = _backward(period_ws, period, start=pi0)
         out = pis[np.arange(T + 1) % period]
         result = APSResult(out, 0.0, None, True)
         return result if return_info else out
@@ -177,17 +171,12 @@ def absolute_probability_sequence(seq, num_steps: int, *, key=None, tol: float =
     if length is not None:
         cap = min(cap, length)
     horizon = min(horizon, cap)
-    ws = supply(0, horizon)
-    for k, w in enumerate(ws):
-        require_stochastic(w, "row", name=f"W_{k}")
+    ws = _checked(supply(0, horizon))
     prev = _backward(ws, T + 1)
     error = np.inf
     while horizon < cap:
         new_h = min(cap, T + 2 * (horizon - T))
-        more = supply(horizon, new_h)
-        for k, w in enumerate(more, start=horizon):
-            require_stochastic(w, "row", name=f"W_{k}")
-        ws = np.concatenate([ws, more])
+        ws = np.concatenate([ws, _checked(supply(horizon, new_h), start=horizon)])
         cur = _backward(ws, T + 1)
         error = float(np.max(np.abs(cur - prev)))
         prev, horizon = cur, new_h
