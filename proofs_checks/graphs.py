@@ -276,10 +276,6 @@ def ring_with_chord() -> np.ndarray:
     return g.add_self_loops(g.ring(6) | g.from_edges(6, [(3, 0)]))
 
 
-def _seeds(ctx: CheckContext, quick: int, full: int) -> int:
-    return ctx.seeds if ctx.seeds is not None else (full if ctx.full else quick)
-
-
 @claim("graphs.perron_ring_chord",
        statement="the row-normalised directed 6-ring with chord 3->0 has left Perron vector "
                  "(3,4,4,4,2,2)/19",
@@ -332,7 +328,7 @@ def setup_consensus_random(ctx: CheckContext) -> dict:
 
 def _run_consensus_claim(claim_id: str, setup, ctx: CheckContext) -> Outcome:
     inputs = setup(ctx)
-    outcome = check_consensus_limit(**inputs, num_seeds=_seeds(ctx, 64, 1000),
+    outcome = check_consensus_limit(**inputs, num_seeds=ctx.seed_count(64, 1000),
                                     seed0=ctx.base_seed, figure=ctx.figure_path(claim_id, "error"))
     outcome.measured["limit_weights"] = np.asarray(inputs["target_weights"]).tolist()
     return outcome
