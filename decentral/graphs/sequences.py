@@ -92,10 +92,8 @@ def _weights_from(graph, rule: str | None, name: str) -> np.ndarray:
 
 
 def _stack_weights(graphs, rule: str | None) -> np.ndarray:
-    arr = graphs if isinstance(graphs, np.ndarray) else None
-    if arr is not None and arr.ndim == 3:
-        items = list(arr)
-    elif isinstance(graphs, Sequence) and not isinstance(graphs, np.ndarray):
+    if isinstance(graphs, np.ndarray) and graphs.ndim == 3 or (
+            isinstance(graphs, Sequence) and not isinstance(graphs, np.ndarray)):
         items = list(graphs)
     else:
         raise ValueError("expected a stack [P, N, N] or a list of [N, N] graphs; got "
