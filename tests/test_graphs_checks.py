@@ -8,15 +8,11 @@ import math
 import networkx as nx
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from strategies import digraphs
 
 import decentral.graphs as g
-
-HYP = settings(deadline=None, derandomize=True, max_examples=25)
-
-
 
 
 def _nx(adj):
@@ -52,11 +48,28 @@ def test_is_strongly_connected_examples():
     W = g.row_stochastic(g.path(4))
     assert not g.is_strongly_connected(W)
     assert g.is_strongly_connected(g.row_stochastic(g.ring(4)))
-    # self-loops are not required by the check
-    assert g.is_strongly_connected(g.ring(4) & ~np.eye(4, dtype=bool))
+    # one validation rule everywhere: self-loops are required, as by the weight rules
 
 
-@HYP
+def test_checks_apply_the_weight_rules_validation():
+    """is_strongly_connected / diameter / windows refuse what row_stochastic refuses."""
+    no_loops = g.ring(4) & ~np.eye(4, dtype=bool)
+    as_int = g.ring(4).astype(int)
+    for check in (g.is_strongly_connected, g.diameter, g.row_stochastic,
+                  lambda a: g.connectivity_window([a])):
+        with pytest.raises(ValueError, match="add_self_loops"):
+            check(no_loops)
+        with pytest.raises(ValueError, match=r"astype\(bool\)"):
+            check(as_int)
+    W = g.row_stochastic(g.ring(4))
+    W0 = W.copy()
+    W0[0, 0] = 0.0
+    for check in (g.is_strongly_connected, g.diameter, lambda a: g.connectivity_window([a])):
+        assert check(W) in (True, 3, 1)                     # weights with self-loops work
+        with pytest.raises(ValueError, match="self-loop"):
+            check(W0)
+
+
 @given(digraphs(max_n=9))
 def test_is_strongly_connected_agrees_with_networkx(adj):
     assert g.is_strongly_connected(adj) == nx.is_strongly_connected(_nx(adj))
@@ -83,7 +96,6 @@ def test_diameter_small_cases():
     assert g.diameter(np.eye(3, dtype=bool)) == math.inf
 
 
-@HYP
 @given(digraphs(min_n=2))
 def test_diameter_agrees_with_networkx(adj):
     dg = _nx(adj)
@@ -191,7 +203,7 @@ def test_window_report():
     with pytest.raises(ValueError, match="longer"):
         g.connectivity_window_report(parts, 4)
     for window in (0, -1, 1.5, True):
-        with pytest.raises(ValueError, match="positive integer"):
+        with pytest.raises(ValueError, match="window must be"):
             g.connectivity_window_report(parts, window)
     # periodic windows may be longer than the period (they wrap)
     assert g.connectivity_window_report(g.periodic(parts, rule="row"), 5).holds
@@ -215,7 +227,6 @@ def test_window_random_sequences_need_horizon():
         g.connectivity_window(per_seed, horizon=5)
 
 
-@HYP
 @given(st.lists(digraphs(min_n=4, max_n=4), min_size=1, max_size=6))
 def test_window_is_the_smallest_working_length(graphs):
     """Brute force: the smallest L with every window union strongly connected."""
@@ -240,3 +251,29 @@ def test_checks_bad_input():
         g.is_strongly_connected(-np.eye(3))
     with pytest.raises(ValueError, match="list or stack"):
         g.connectivity_window(np.ones((2, 2, 3, 3), bool))
+
+
+def test_window_respects_the_horizon():
+    """An explicit stack is examined over its first `horizon` graphs; a horizon beyond its
+    length is refused (the old code ignored horizon and answered for the whole stack)."""
+    p = g.path(4)
+    parts = [p, p.T] * 5                                       # window 2 everywhere
+    stack = [p] * 9 + [g.ring(4)]                              # connected only at step 9
+    assert g.connectivity_window(stack) == 10
+    assert g.connectivity_window(stack, horizon=9) is None      # steps 0..8 never connect
+    with pytest.raises(ValueError, match="horizon=20 is longer than the 10 graphs"):
+        g.connectivity_window(parts, horizon=20)
+    with pytest.raises(ValueError, match="horizon=20 is longer than the 10 graphs"):
+        g.connectivity_window(g.explicit(parts, rule="row"), horizon=20)
+    with pytest.raises(ValueError, match="longer"):
+        g.connectivity_window_report(parts, 2, horizon=11)
+    assert g.connectivity_window(g.explicit(parts, rule="row"), horizon=4) == 2
+    for bad in (0, 2.0, True):
+        with pytest.raises(ValueError, match="horizon"):
+            g.connectivity_window(parts, horizon=bad)
+    # periodic sequences: observed without wrap-around over the horizon
+    per = g.periodic([p.T, p, p.T], rule="row")
+    assert g.connectivity_window(per) == 3                    # the wrapped window (2, 0) fails
+    assert g.connectivity_window(per, horizon=3) == 2         # inside steps 0..2 it does not
+    assert g.connectivity_window(per, horizon=30) == 3
+    assert "observed over 3 steps" in str(g.connectivity_window_report(per, 2, horizon=3))

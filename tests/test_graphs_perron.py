@@ -13,12 +13,10 @@ import jax
 import numpy as np
 import pytest
 import scipy.linalg
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 import decentral.graphs as g
-
-HYP = settings(deadline=None, derandomize=True, max_examples=25)
 
 
 def _random_strong_weights(rng, n, p=0.3):
@@ -73,7 +71,6 @@ def test_perron_vector_by_hand():
     np.testing.assert_allclose(g.perron_vector(W), np.array([4, 2, 2, 2]) / 10, atol=1e-14)
 
 
-@HYP
 @given(st.integers(1, 9), st.integers(0, 2**31 - 1))
 def test_perron_vector_agrees_with_eigen_solver(n, seed):
     W = _random_strong_weights(np.random.default_rng(seed), n)

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import decentral.graphs as g
 
-HYP = settings(deadline=None, derandomize=True, max_examples=12)
+HYP = settings(max_examples=12)  # the rest from the profile in conftest.py
 
 
 def _random_adj(rng, n, p=0.4):
@@ -435,8 +435,10 @@ def test_one_peer_exponential_by_hand():
     # step 1: agent 5 hears 5 and 3; step 5 (= 5 mod 3 = 2): agent 1 hears 1 and 5
     assert set(np.flatnonzero(np.asarray(seq.at(1))[5]).tolist()) == {3, 5}
     assert set(np.flatnonzero(np.asarray(seq.at(5))[1]).tolist()) == {1, 5}
-    with pytest.raises(ValueError, match="positive integer"):
+    with pytest.raises(ValueError, match="n must be >= 1"):
         g.one_peer_exponential(0)
+    with pytest.raises(ValueError, match="n must be an integer"):
+        g.one_peer_exponential(4.0)
 
 
 # ==== bad input =============================================================================
@@ -455,6 +457,8 @@ def test_sequence_bad_input():
         g.static(g.ring(4))                              # adjacency without a rule
     with pytest.raises(ValueError, match="already a weight matrix"):
         g.static(W, rule="row")
+    with pytest.raises(ValueError, match=r"astype\(bool\)"):
+        g.static(g.ring(4).astype(int), rule="row")
     no_self = W.copy()
     no_self[1, 1] = 0.0
     with pytest.raises(ValueError, match="self-loop"):
@@ -482,18 +486,26 @@ def test_sequence_bad_input():
         g.periodic([W]).weights_host(-1)
 
 
-def test_explicit_stack_past_its_end_gives_nan_weights_and_the_runner_reports_it():
+def test_explicit_stack_past_its_end_is_refused_before_compiling_or_reported_exactly():
     from decentral.runner import Algorithm, DivergenceError, run
 
     for backend in ("dense", "sparse"):
         seq = g.explicit(np.stack([g.row_stochastic(g.ring(4))] * 4), backend=backend)
         assert np.all(np.isnan(np.asarray(seq.dense_at(4))).any(axis=1))   # every row
         assert np.all(np.isfinite(np.asarray(seq.dense_at(3))))
-        alg = Algorithm(init=lambda k, p: jnp.arange(4.0),
-                        step=lambda k, x, p, t, xt, s=seq: (g.mix(s.at(t), x), None),
-                        name=f"past_end_{backend}")          # max_horizon deliberately unset
-        with pytest.raises(DivergenceError, match="diverged"):
+        def step(k, x, p, t, xt, s=seq):
+            return g.mix(s.at(t), x), None
+
+        alg = Algorithm(init=lambda k, p: jnp.arange(4.0), step=step,
+                        name=f"past_end_{backend}")       # max_horizon not given by the user
+        assert alg.max_horizon == 4                       # found from the sequence it reaches
+        with pytest.raises(ValueError, match="max_horizon = 4"):
             run(alg, None, seeds=[0], num_steps=8, chunk_size=4, progress=False)
+        # a user who overrides the bound gets NaN weights past the end, reported exactly
+        forced = alg.replace(max_horizon=8)
+        with pytest.raises(DivergenceError, match="update t = 4") as info:
+            run(forced, None, seeds=[0], num_steps=8, chunk_size=4, progress=False)
+        assert info.value.first_step == [4]
 
 
 def test_shared_random_sequence_refuses_a_per_seed_key():

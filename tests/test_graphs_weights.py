@@ -7,13 +7,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from strategies import digraphs
 
 import decentral.graphs as g
-
-HYP = settings(deadline=None, derandomize=True, max_examples=25)
 
 # 3 agents: 0 hears {0, 1, 2}, 1 hears {0, 1}, 2 hears {1, 2}
 A3 = np.array([[True, True, True],
@@ -116,7 +114,6 @@ def test_prescribed_pi_on_undirected_and_edgeless_graphs():
 
 # ---- hypothesis: stochasticity over random digraphs ----------------------------------------
 
-@HYP
 @given(digraphs())
 def test_row_rule_random(adj):
     W = g.row_stochastic(adj)
@@ -128,7 +125,6 @@ def test_row_rule_random(adj):
     assert g.is_row_stochastic(W)
 
 
-@HYP
 @given(digraphs())
 def test_column_rule_random(adj):
     W = g.column_stochastic(adj)
@@ -139,7 +135,6 @@ def test_column_rule_random(adj):
     assert g.is_column_stochastic(W)
 
 
-@HYP
 @given(digraphs())
 def test_metropolis_random_undirected(adj):
     adj = adj | adj.T
@@ -156,7 +151,6 @@ def test_metropolis_random_undirected(adj):
                 assert W[i, j] == pytest.approx(want, abs=1e-15)
 
 
-@HYP
 @given(balanced_digraphs(), st.data())
 def test_prescribed_pi_random_balanced(adj, data):
     n = adj.shape[0]

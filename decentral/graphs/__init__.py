@@ -7,7 +7,13 @@ Example:
     >>> import decentral.graphs as g
     >>> adj = g.erdos_renyi(8, 0.4, kind="strong", seed=1)
     >>> W = g.row_stochastic(adj)
-    >>> pi = g.perron_vector(W); r = g.r_robustness(adj)
+    >>> g.is_strongly_connected(adj)
+    True
+    >>> pi = g.perron_vector(W)          # πᵀ W = πᵀ, Σ π = 1
+    >>> bool(abs(pi.sum() - 1) < 1e-12), bool(((pi @ W - pi) ** 2).sum() < 1e-24)
+    (True, True)
+    >>> g.r_robustness(adj)
+    2
 """
 
 from .builders import (

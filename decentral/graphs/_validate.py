@@ -2,13 +2,18 @@
 
 Every function here raises :class:`ValueError` with a message that says what is wrong and how
 to fix it; none of them silently repairs its input.
+
+One rule for every graph argument of :mod:`decentral.graphs`: a graph is either a boolean
+adjacency with self-loops (:func:`as_adjacency`) or a real weight matrix with a positive
+diagonal (:func:`as_pattern` reads its pattern ``W > 0``). Integer arrays are neither: a 0/1
+array is converted explicitly with ``adj.astype(bool)``.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["as_adjacency", "as_weights", "as_weight_stack"]
+__all__ = ["as_adjacency", "as_pattern", "as_weights", "as_weight_stack"]
 
 
 def as_adjacency(adj, *, name: str = "adj", require_self_loops: bool = True) -> np.ndarray:
@@ -44,6 +49,38 @@ def as_adjacency(adj, *, name: str = "adj", require_self_loops: bool = True) -> 
             "every agent must hear itself. Add them with decentral.graphs.add_self_loops(adj)."
         )
     return a
+
+
+def as_pattern(graph, *, name: str = "graph") -> np.ndarray:
+    """Boolean pattern ``[n, n]`` of a graph given as a boolean adjacency (validated by
+    :func:`as_adjacency`, self-loops required) or a float weight matrix (finite, non-negative,
+    positive diagonal; the pattern is ``W > 0``).
+
+    Raises:
+        ValueError: not square, an integer / other non-float array, negative or non-finite
+            weights, or a missing self-loop.
+
+    Example:
+        >>> as_pattern(np.array([[0.5, 0.5], [0.0, 1.0]])).tolist()
+        [[True, True], [False, True]]
+    """
+    g = np.asarray(graph)
+    if g.dtype == np.bool_:
+        return as_adjacency(g, name=name)
+    if not np.issubdtype(g.dtype, np.floating):
+        raise ValueError(
+            f"{name} must be a boolean adjacency or a float weight matrix; got dtype "
+            f"{g.dtype}. For a 0/1 adjacency use `{name}.astype(bool)`.")
+    return require_self_weights(as_weights(g, name=name), name) > 0
+
+
+def require_self_weights(w: np.ndarray, name: str) -> np.ndarray:
+    """``w`` itself after checking every agent keeps a positive weight on itself."""
+    if np.any(np.diag(w) <= 0):
+        bad = np.flatnonzero(np.diag(w) <= 0).tolist()
+        raise ValueError(f"{name} has no self-loop weight at agents {bad[:10]}: every agent "
+                         "must hear itself (W[i, i] > 0).")
+    return w
 
 
 def as_weights(W, *, name: str = "W") -> np.ndarray:

@@ -19,7 +19,9 @@ import numpy as np
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import connected_components, shortest_path
 
-from ._validate import as_adjacency, as_weight_stack
+from decentral._checks import check_int
+
+from ._validate import as_pattern, as_weight_stack
 from .sequences import GraphSequence
 
 __all__ = [
@@ -35,26 +37,43 @@ __all__ = [
 
 def _pattern(graph) -> np.ndarray:
     g = np.asarray(graph)
-    if g.dtype == np.bool_:
-        return as_adjacency(g, name="graph", require_self_loops=False)
-    w = as_weight_stack(g, name="graph")
-    if w.shape[0] != 1:
-        raise ValueError(f"expected one [n, n] graph, got a stack of shape {g.shape}.")
-    return w[0] > 0
+    if g.ndim == 3:
+        raise ValueError(f"expected one [n, n] graph, got a stack of shape {g.shape}; check "
+                         "the graphs one by one, or their union with connectivity_window.")
+    return as_pattern(g, name="graph")
+
+
+def _strongly_connected(p: np.ndarray) -> bool:
+    n_comp, _ = connected_components(csr_matrix(p), directed=True, connection="strong")
+    return n_comp == 1
 
 
 def is_strongly_connected(graph) -> bool:
-    """True iff the directed graph of ``graph`` (boolean adjacency or weight matrix) is
-    strongly connected (every agent reaches every other along edges ``j -> i``)."""
-    p = _pattern(graph)
-    n_comp, _ = connected_components(csr_matrix(p), directed=True, connection="strong")
-    return n_comp == 1
+    """True iff the directed graph of ``graph`` is strongly connected (every agent reaches
+    every other along edges ``j -> i``).
+
+    Args:
+        graph: a boolean adjacency with self-loops, or a float weight matrix with a positive
+            diagonal (read by its pattern ``W > 0``).
+
+    Example:
+        >>> from decentral.graphs import path, ring, row_stochastic
+        >>> is_strongly_connected(ring(4)), is_strongly_connected(row_stochastic(path(4)))
+        (True, False)
+    """
+    return _strongly_connected(_pattern(graph))
 
 
 def diameter(graph) -> int | float:
     """Longest shortest directed path (hops), ``math.inf`` if not strongly connected.
 
-    Orientation does not change it (reversing every edge keeps all distances' maximum).
+    Takes the same graphs as :func:`is_strongly_connected`. Orientation does not change it
+    (reversing every edge keeps all distances' maximum).
+
+    Example:
+        >>> from decentral.graphs import ring
+        >>> diameter(ring(5)), diameter(ring(5, directed=False))
+        (4, 2)
     """
     p = _pattern(graph)
     if p.shape[0] == 1:
@@ -76,30 +95,42 @@ def min_positive_weight(Ws) -> float:
 def pattern_stack(seq, *, horizon: int | None = None, key=None) -> tuple[np.ndarray, bool, str]:
     """Boolean patterns ``[T, n, n]`` of a sequence, whether windows wrap, and how observed.
 
-    ``seq`` may be a list / stack of adjacencies or weight matrices (finite, no wrap), or a
-    :class:`GraphSequence`: static and periodic forms wrap over their period; explicit stacks
-    are finite; random forms are *observed* over ``horizon`` steps (``key`` for per-seed draws).
+    ``seq`` may be a list / stack of graphs (boolean adjacencies with self-loops or weight
+    matrices with a positive diagonal; finite, no wrap), or a :class:`GraphSequence`: static
+    and periodic forms wrap over their period; explicit stacks are finite; random forms are
+    *observed* over ``horizon`` steps (``key`` for per-seed draws).
+
+    With ``horizon=H`` only the steps ``0 … H-1`` are examined (windows that fit inside them,
+    no wrap-around); a finite list or explicit stack shorter than H is refused.
     """
+    if horizon is not None:
+        horizon = check_int(horizon, "horizon", minimum=1)
     if isinstance(seq, GraphSequence):
         if seq.form == "random":
             if horizon is None:
                 raise ValueError("a random sequence is only observed over a horizon: pass "
                                  "horizon=T (and key= for per-seed draws).")
             return seq.weights_host(horizon, key=key) > 0, False, f"observed over {horizon} steps"
-        if seq.form == "explicit":
-            return seq.weights_host(seq.length) > 0, False, "finite explicit stack"
-        return seq.weights_host(seq.period) > 0, True, f"periodic, period {seq.period}"
-    arr = np.asarray(seq)
-    if arr.ndim == 2:
-        arr = arr[None]
-    if arr.ndim != 3:
-        raise ValueError(f"expected a list or stack of [n, n] graphs, got shape {arr.shape}.")
-    if arr.dtype == np.bool_:
-        pats = np.stack([as_adjacency(a, name=f"graph {k}", require_self_loops=False)
-                         for k, a in enumerate(arr)])
+        if seq.form != "explicit":
+            if horizon is None:
+                return seq.weights_host(seq.period) > 0, True, f"periodic, period {seq.period}"
+            return (seq.weights_host(horizon) > 0, False,
+                    f"periodic, period {seq.period}, observed over {horizon} steps")
+        pats, how = seq.weights_host(seq.length) > 0, "finite explicit stack"
     else:
-        pats = as_weight_stack(arr) > 0
-    return pats, False, "finite list"
+        arr = np.asarray(seq)
+        if arr.ndim == 2:
+            arr = arr[None]
+        if arr.ndim != 3:
+            raise ValueError(f"expected a list or stack of [n, n] graphs, got shape {arr.shape}.")
+        pats = np.stack([as_pattern(a, name=f"graph {k}") for k, a in enumerate(arr)])
+        how = "finite list"
+    if horizon is not None:
+        if horizon > pats.shape[0]:
+            raise ValueError(f"horizon={horizon} is longer than the {pats.shape[0]} graphs "
+                             "given; pass horizon <= their number (or None for all of them).")
+        pats, how = pats[:horizon], f"{how}, first {horizon} graphs"
+    return pats, False, how
 
 
 @dataclass(frozen=True)
@@ -140,14 +171,13 @@ def connectivity_window_report(seq, window: int, *, horizon: int | None = None,
                                key=None) -> WindowReport:
     """Check one window length L and explain the first failing window (see
     :func:`connectivity_window`)."""
-    if isinstance(window, bool) or not isinstance(window, (int, np.integer)) or window < 1:
-        raise ValueError(f"window must be a positive integer, got {window!r}.")
+    window = check_int(window, "window", minimum=1)
     pats, wrap, how = pattern_stack(seq, horizon=horizon, key=key)
     if not wrap and window > pats.shape[0]:
         raise ValueError(f"window {window} is longer than the {pats.shape[0]} graphs given.")
     unions, starts = _window_unions(pats, int(window), wrap)
     for s, u in zip(starts, unions, strict=True):
-        if not is_strongly_connected(u):
+        if not _strongly_connected(u):
             reach = shortest_path(csr_matrix(u), unweighted=True)
             return WindowReport(int(window), False, int(s), int(np.sum(~np.isfinite(reach))), how)
     return WindowReport(int(window), True, None, 0, how)
@@ -159,19 +189,26 @@ def connectivity_window(seq, *, horizon: int | None = None, key=None) -> int | N
 
     * a finite list or explicit stack: sliding windows inside the list (no wrap-around);
     * static / periodic sequences: windows wrap around the period (L ≤ P or None);
-    * random sequences: *observed* over ``horizon`` steps (a statement about that draw).
+    * random sequences: *observed* over ``horizon`` steps (a statement about that draw);
+    * ``horizon=H`` restricts any sequence to its steps ``0 … H-1`` (no wrap-around); a
+      finite list or explicit stack with fewer than H graphs is refused (ValueError).
+
+    Example:
+        >>> from decentral.graphs import path
+        >>> connectivity_window([path(3), path(3).T] * 5, horizon=4)
+        2
 
     Returns None when no window length works (even the union of everything given is not
     strongly connected).
     """
     pats, wrap, _ = pattern_stack(seq, horizon=horizon, key=key)
     t = pats.shape[0]
-    if not is_strongly_connected(pats.any(axis=0)):
+    if not _strongly_connected(pats.any(axis=0)):
         return None
     # Monotone in L (a longer window contains a shorter one): binary search on [1, t].
     def every_window_connected(window: int) -> bool:
         unions, _ = _window_unions(pats, window, wrap)
-        return all(is_strongly_connected(u) for u in unions)
+        return all(_strongly_connected(u) for u in unions)
 
     lo, hi = 1, t
     while lo < hi:

@@ -19,43 +19,93 @@ import warnings
 from typing import NamedTuple
 
 import numpy as np
-import scipy.linalg
+from scipy.sparse import csr_matrix
+from scipy.sparse.csgraph import connected_components
+
+from decentral._checks import check_int
 
 from .sequences import GraphSequence
-from .weights import require_stochastic
+from .weights import effective_tolerance, require_stochastic
 
 __all__ = ["perron_vector", "absolute_probability_sequence", "APSResult"]
 
 
-def perron_vector(W, *, tol: float = 1e-9) -> np.ndarray:
+def _closed_classes(pattern: np.ndarray) -> list[np.ndarray]:
+    """Closed classes of the pattern ``pattern[i, j]`` (i hears j): strongly connected groups
+    of agents that hear nobody outside the group (the recurrent classes of the chain that moves
+    i -> j with probability W[i, j])."""
+    n_comp, label = connected_components(csr_matrix(pattern), directed=True,
+                                         connection="strong")
+    recv, send = np.nonzero(pattern)
+    hears_outside = np.zeros(n_comp, dtype=bool)
+    hears_outside[label[recv][label[recv] != label[send]]] = True
+    return [np.flatnonzero(label == c) for c in range(n_comp) if not hears_outside[c]]
+
+
+def _several_classes_message(classes: list[np.ndarray], what: str) -> str:
+    shown = "; ".join(str(c.tolist()[:6])[:-1] + (", ...]" if c.size > 6 else "]")
+                      for c in classes[:4])
+    return (f"{what} has {len(classes)} closed classes (groups of agents that hear nobody "
+            f"outside their group: {shown}{' ...' if len(classes) > 4 else ''}), so its "
+            "Perron vector is not unique: every mixture of the classes' vectors is one. Check "
+            "is_strongly_connected / connectivity_window; connect the classes.")
+
+
+def _stationary_gth(P: np.ndarray) -> np.ndarray:
+    """Stationary vector of an irreducible chain by Grassmann–Taksar–Heyman state reduction.
+
+    Uses only the off-diagonal entries and never subtracts (the diagonal is implied by
+    ``P[k, k] = 1 − Σ_{j≠k} P[k, j]``), so every entry of π is computed to high *relative*
+    accuracy even with tiny weights (Grassmann, Taksar & Heyman, Oper. Res. 33(5), 1985).
+    """
+    a = np.array(P, dtype=np.float64)
+    n = a.shape[0]
+    for k in range(n - 1, 0, -1):           # censor state k: chain restricted to 0..k-1
+        s = a[k, :k].sum()
+        a[:k, k] /= s
+        a[:k, :k] += np.outer(a[:k, k], a[k, :k])
+    x = np.zeros(n)
+    x[0] = 1.0
+    for k in range(1, n):
+        x[k] = x[:k] @ a[:k, k]
+    return x / x.sum()
+
+
+def perron_vector(W, *, tol: float | None = None) -> np.ndarray:
     """Normalised left Perron vector π of a row-stochastic W: ``πᵀ W = πᵀ``, ``Σ π = 1``.
 
-    For an irreducible W (strongly connected graph) π is unique and positive. If W has several
-    closed classes (eigenvalue 1 with multiplicity > 1) π is not unique and a ValueError says
-    so. With a single closed class π is unique and zero outside it.
+    π is the stationary vector of the chain ``i -> j`` with probability ``W[i, j]``. It is
+    unique iff the graph has exactly one closed class (a strongly connected group of agents
+    that hears nobody outside it); π is then positive on that class and zero elsewhere, and
+    for an irreducible W (strongly connected graph) positive everywhere. With several closed
+    classes a ValueError says so.
+
+    The classes are found on the pattern ``W > 0``; π on the closed class comes from the
+    Grassmann–Taksar–Heyman reduction in float64, which is subtraction-free: float32 weights
+    and weights as small as 1e-10 give π to about the precision of W's entries. The result
+    has W's floating dtype.
+
+    Args:
+        W: row-stochastic ``[n, n]`` (rows sum to 1 within the dtype's tolerance).
+        tol: row-sum tolerance of the stochasticity check (default: 1e-10, raised to
+            ``64 n eps`` of W's dtype).
 
     Example:
         >>> W = np.array([[0.5, 0.5], [0.25, 0.75]])
         >>> perron_vector(W)          # (1/3, 2/3)
         array([0.33333333, 0.66666667])
+        >>> perron_vector(W.astype(np.float32)).dtype
+        dtype('float32')
     """
-    w = require_stochastic(W, "row", name="W")
-    n = w.shape[0]
-    basis = scipy.linalg.null_space((w - np.eye(n)).T, rcond=tol)
-    if basis.shape[1] != 1:
-        raise ValueError(
-            f"W has {basis.shape[1]} independent left eigenvectors for eigenvalue 1 (several "
-            "closed classes: the graph has more than one group of agents that hears nobody "
-            "outside it), so its Perron vector is not unique. Check is_strongly_connected(W)."
-        )
-    v = basis[:, 0]
-    v = v / v.sum()
-    v = np.where(np.abs(v) < 1e-15, 0.0, v)
-    if np.any(v < -1e-10):
-        raise ValueError("numerical failure: the eigen-solver returned a vector with mixed "
-                         "signs; W may be badly conditioned.")
-    v = np.clip(v, 0.0, None)
-    return v / v.sum()
+    w = require_stochastic(W, "row", name="W") if tol is None else \
+        require_stochastic(W, "row", name="W", tol=tol)
+    classes = _closed_classes(w > 0)
+    if len(classes) != 1:
+        raise ValueError(_several_classes_message(classes, "W"))
+    closed = classes[0]
+    pi = np.zeros(w.shape[0])
+    pi[closed] = _stationary_gth(w[np.ix_(closed, closed)])
+    return pi.astype(w.dtype)
 
 
 class APSResult(NamedTuple):
@@ -63,8 +113,10 @@ class APSResult(NamedTuple):
 
     Attributes:
         pi: ``[T + 1, N]`` stochastic vectors π_0 … π_T.
-        error: estimated max-abs error of ``pi`` (0 for the exact static/periodic forms; for
-            backward recursions, the change of π_0…π_T when the horizon was doubled last).
+        error: estimated max-abs error of ``pi``: for the exact static/periodic forms 0
+            (solver precision) with float64 weights; for backward recursions the change of
+            π_0…π_T when the horizon was doubled last (inf when it could not be doubled); for
+            weights stored below float64 never less than ``64 n eps`` of their dtype.
         horizon: the backward horizon H used (π_H uniform); None for exact forms.
         exact: True for static and periodic sequences (Perron vector of the period product).
     """
@@ -96,6 +148,24 @@ def _checked(ws: np.ndarray, start: int = 0) -> np.ndarray:
     return ws
 
 
+def _precision_floor(ws: np.ndarray) -> float:
+    """Accuracy floor of π from weights stored in ``ws.dtype``: 0 for float64 (solver
+    precision), else the weight-check tolerance ``64 n eps`` — weights rounded to a low
+    precision move π by about that much."""
+    if ws.dtype == np.float64:
+        return 0.0
+    return effective_tolerance(ws, 0.0)
+
+
+def _require_reachable(tol: float, floor: float, dtype) -> None:
+    if floor > 0 and tol < floor:
+        raise ValueError(
+            f"the weights are {np.dtype(dtype).name}: π is only determined to about "
+            f"{floor:.1e} by weights of that precision, so tol={tol:g} cannot be met. Pass "
+            f"float64 weights (build the stack from float64 arrays, or under "
+            f"jax_enable_x64), or ask for tol >= {floor:.1e}.")
+
+
 def absolute_probability_sequence(seq, num_steps: int, *, key=None, tol: float = 1e-13,
                                   max_horizon: int | None = None,
                                   return_info: bool = False):
@@ -111,7 +181,16 @@ def absolute_probability_sequence(seq, num_steps: int, *, key=None, tol: float =
       H − T is doubled until π_0…π_T change by less than ``tol`` (max-abs); the last change is
       the reported ``error``. Under uniform strong connectivity the error decays geometrically
       in H − t, so a few doublings suffice; an explicit stack that ends before convergence
-      gives a warning and its best estimate.
+      gives a warning and its best estimate. Random sequences are re-weighted in float64 on
+      the host (the same drawn graphs), whatever the JAX precision.
+
+    π is unique only if the graphs beyond T mix: when the union of ``W_T … W_{H-1}`` has more
+    than one closed class (as for a static graph with several closed classes) a ValueError
+    says so instead of returning the uniform start.
+
+    Weights stored in less than float64 (float32 stacks) determine π only to about
+    ``64 n eps`` of their dtype; ``error`` is then at least that, and a ``tol`` below it is
+    refused.
 
     Args:
         seq: a :class:`GraphSequence`, a weight matrix (static), or a stack ``[T', N, N]``
@@ -124,17 +203,21 @@ def absolute_probability_sequence(seq, num_steps: int, *, key=None, tol: float =
 
     Returns:
         ``[T + 1, N]`` array (or :class:`APSResult`).
+
+    Example:
+        >>> from decentral.graphs import complete, path, explicit, row_stochastic
+        >>> stack = [row_stochastic(path(3)), row_stochastic(complete(3))] * 40
+        >>> res = absolute_probability_sequence(explicit(stack), 2, return_info=True)
+        >>> res.pi.shape, bool(res.error < 1e-13), res.exact
+        ((3, 3), True, False)
     """
-    if isinstance(num_steps, bool) or not isinstance(num_steps, (int, np.integer)) \
-            or num_steps < 0:
-        raise ValueError(f"num_steps must be a non-negative integer, got {num_steps!r}.")
-    T = int(num_steps)
+    T = check_int(num_steps, "num_steps", minimum=0)
     if isinstance(seq, GraphSequence):
         form = "periodic" if seq.period is not None else seq.form
         length, period = seq.length, seq.period
 
         def supply(start: int, stop: int) -> np.ndarray:
-            return seq.weights_host(stop - start, start=start, key=key)
+            return seq.weights_host64(stop - start, start=start, key=key)
     else:
         arr = np.asarray(seq)
         if arr.ndim not in (2, 3):
@@ -150,43 +233,71 @@ def absolute_probability_sequence(seq, num_steps: int, *, key=None, tol: float =
 
     if form == "periodic":                    # static (P = 1), periodic, one-peer exponential
         period_ws = _checked(supply(0, period))
+        floor = _precision_floor(period_ws)
+        _require_reachable(tol, floor, period_ws.dtype)
+        period_ws = period_ws.astype(np.float64)
         product = np.eye(period_ws.shape[1])
         for w in period_ws:                   # product W_{P-1} ⋯ W_0 (host, once)
             product = w @ product
-        pi0 = perron_vector(product)          # π_0 = π_P: one period backwards from π_0
+        # π_0 = π_P: one period backwards from π_0 (the product of P rounded matrices has row
+        # sums off by up to P times their rounding)
+        pi0 = perron_vector(product, tol=max(1e-10, floor * period))
         pis = _backward(period_ws, period, start=pi0)
         out = pis[np.arange(T + 1) % period]
-        result = APSResult(out, 0.0, None, True)
+        result = APSResult(out, floor, None, True)
         return result if return_info else out
 
-    if length is not None and length < T + 1:
-        if length < T:
-            raise ValueError(f"the sequence supplies {length} matrices but π_0…π_{T} needs at "
-                             f"least W_0…W_{T - 1}.")
-    if max_horizon is not None and max_horizon < T:
-        raise ValueError(f"max_horizon={max_horizon} is below num_steps={T}: the backward "
-                         "recursion needs W_0 … W_{T-1} at least.")
+    if length is not None and length < T:
+        raise ValueError(f"the sequence supplies {length} matrices but π_0…π_{T} needs at "
+                         f"least W_0…W_{T - 1}.")
+    if max_horizon is not None:
+        max_horizon = check_int(max_horizon, "max_horizon", minimum=0)
+        if max_horizon < T:
+            raise ValueError(f"max_horizon={max_horizon} is below num_steps={T}: the backward "
+                             "recursion needs W_0 … W_{T-1} at least.")
     cap = max_horizon if max_horizon is not None else 64 * (T + 64)
     horizon = 2 * T + 64
     if length is not None:
         cap = min(cap, length)
     horizon = min(horizon, cap)
     ws = _checked(supply(0, horizon))
+    floor = _precision_floor(ws)
+    _require_reachable(tol, floor, ws.dtype)
+    ws = ws.astype(np.float64)
+    _require_mixing_tail(ws, T)
     prev = _backward(ws, T + 1)
     error = np.inf
     while horizon < cap:
         new_h = min(cap, T + 2 * (horizon - T))
-        ws = np.concatenate([ws, _checked(supply(horizon, new_h), start=horizon)])
+        ws = np.concatenate([ws, _checked(supply(horizon, new_h), start=horizon)
+                             .astype(np.float64)])
         cur = _backward(ws, T + 1)
-        error = float(np.max(np.abs(cur - prev)))
+        error = max(float(np.max(np.abs(cur - prev))), floor)
         prev, horizon = cur, new_h
         if error < tol:
             break
     if not error < tol:
+        if np.isfinite(error):
+            what = (f"the last doubling of the horizon (to {horizon}) still changed π_0…π_{T} "
+                    f"by {error:.3g}")
+        else:
+            what = (f"the sequence supplies only {horizon} matrices, so the horizon could not "
+                    "be extended and the accuracy is unknown (no doubling to compare with)")
         warnings.warn(
-            f"absolute_probability_sequence: the backward recursion did not reach tol={tol:g} "
-            f"by horizon {horizon} (last change {error:.3g}); the sequence may not be uniformly "
-            "strongly connected, or an explicit stack is too short beyond T.",
-            RuntimeWarning, stacklevel=2)
+            f"absolute_probability_sequence: the backward recursion did not reach tol={tol:g}: "
+            f"{what}. The sequence may not be uniformly strongly connected, or an explicit "
+            "stack is too short beyond T.", RuntimeWarning, stacklevel=2)
     result = APSResult(prev, error, horizon, False)
     return result if return_info else prev
+
+
+def _require_mixing_tail(ws: np.ndarray, T: int) -> None:
+    """Refuse a tail ``W_T … W_{H-1}`` whose union has several closed classes: the backward
+    recursion would then return (a mixture of) its uniform start, not a unique π."""
+    if ws.shape[0] <= T:
+        return                                  # no tail: the caller warns instead
+    classes = _closed_classes(np.any(ws[T:] > 0, axis=0))
+    if len(classes) > 1:
+        raise ValueError(_several_classes_message(
+            classes, f"the union of W_{T} … W_{ws.shape[0] - 1}").replace(
+            "its Perron vector", "the absolute probability sequence"))

@@ -5,6 +5,12 @@ a dense ``W [N, N]`` (``backend="dense"``) or a :class:`~decentral.graphs.tables
 (``backend="sparse"``); both give the same :func:`~decentral.graphs.tables.mix` result. ``t``
 may be a traced integer, so the call lives inside ``jit`` / ``lax.scan`` / ``vmap``.
 
+A sequence is a JAX pytree: its arrays (weights or tables, the base graph of a random
+sequence, ``drop_prob`` and the key) are leaves, its form, size, backend and rule are static.
+It can therefore be passed *into* a jitted function, and sequences that differ only in their
+numbers (weights of the same shape, drop probabilities, keys) share one compilation;
+:meth:`GraphSequence.replace` swaps leaves for sweeps under ``vmap``.
+
 Forms:
 
 * :func:`static` — one graph for all t;
@@ -20,15 +26,23 @@ Forms:
 * :func:`one_peer_exponential` — the time-varying one-peer exponential graph of decentralized
   training: at step t agent i hears only itself and ``i − 2^(t mod ⌈log₂ n⌉)``.
 
+Weights given as weight matrices (no ``rule``) must be row- or column-stochastic; a 0/1 array
+is an adjacency and is passed as booleans together with a rule (``adj.astype(bool)``,
+``rule="row"``).
+
 Example:
-    >>> from decentral.graphs import ring, periodic, row_stochastic
+    >>> from decentral.graphs import ring, periodic, mix
     >>> seq = periodic([ring(4), ring(4, directed=False)], rule="row", backend="sparse")
-    >>> seq.at(3).idx.shape        # NeighborTable of step 3 (= graph 1)
+    >>> seq.at(3).idx.shape        # NeighborTable of step 3 (= graph 1): self + 2 neighbours
     (4, 3)
+    >>> y = jax.jit(lambda s, x: mix(s.at(3), x))(seq, jnp.arange(4.0))   # agent 0: (3+0+1)/3
+    >>> [round(float(v), 4) for v in y]
+    [1.3333, 1.0, 2.0, 1.6667]
 """
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections.abc import Sequence
 
@@ -36,14 +50,11 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ._validate import as_adjacency, as_weights
-from .tables import (
-    NeighborTable,
-    _table_layout,
-    table_rule_weights,
-    table_to_dense,
-)
-from .weights import WEIGHT_RULES, metropolis
+from decentral._checks import check_int
+
+from ._validate import as_adjacency, as_weights, require_self_weights
+from .tables import NeighborTable, _table_layout, table_rule_weights, table_to_dense
+from .weights import WEIGHT_RULES, effective_tolerance, metropolis, stochasticity_violations
 
 __all__ = [
     "GraphSequence",
@@ -55,6 +66,13 @@ __all__ = [
 ]
 
 _BACKENDS = ("dense", "sparse")
+_DIGEST_VERSION = "graphs/1"
+
+# Leaf names of each kind of sequence, in flattening order.
+_DENSE_LEAVES = ("weights",)
+_TABLE_LEAVES = ("idx", "weight", "mask")
+_RANDOM_LEAVES = ("base", "drop_prob", "key", "recv", "send", "edge_of_entry", "base_idx",
+                  "base_mask", "edge_table")
 
 
 def _check_backend(backend: str) -> str:
@@ -70,7 +88,12 @@ def _check_rule(rule: str) -> str:
 
 
 def _weights_from(graph, rule: str | None, name: str) -> np.ndarray:
-    """Weight matrix from a boolean adjacency + rule, or a given weight matrix (no rule)."""
+    """Weight matrix from a boolean adjacency + rule, or a given weight matrix (no rule).
+
+    A given weight matrix must be row- or column-stochastic (which of the two a family needs
+    is that family's check) with a positive diagonal; a 0/1 array is an adjacency and is
+    refused with the conversion to use.
+    """
     g = np.asarray(graph)
     if g.dtype == np.bool_:
         if rule is None:
@@ -81,13 +104,27 @@ def _weights_from(graph, rule: str | None, name: str) -> np.ndarray:
             return metropolis(a)
         return WEIGHT_RULES[_check_rule(rule)](a)
     if rule is not None:
-        raise ValueError(f"{name} is already a weight matrix; rule={rule!r} applies to boolean "
-                         "adjacencies only. Drop `rule` or pass the adjacency.")
-    w = as_weights(g, name=name)
-    if np.any(np.diag(w) <= 0):
-        bad = np.flatnonzero(np.diag(w) <= 0).tolist()
-        raise ValueError(f"{name} has no self-loop weight at agents {bad}: every agent must "
-                         "keep a positive weight on itself (W[i, i] > 0).")
+        kind = "an integer array" if np.issubdtype(g.dtype, np.integer) else \
+            f"already a weight matrix (dtype {g.dtype})"
+        raise ValueError(f"{name} is {kind}, but rule={rule!r} turns a boolean adjacency into "
+                         f"weights. If {name} is a 0/1 adjacency pass `{name}.astype(bool)` "
+                         f"with rule={rule!r}; if it holds weights, drop `rule`.")
+    w = require_self_weights(as_weights(g, name=name), name)
+    rows = stochasticity_violations(w, axis=1)
+    cols = stochasticity_violations(w, axis=0)
+    if rows and cols:
+        k, s = rows[0]
+        if np.all((w == 0) | (w == 1)):
+            raise ValueError(
+                f"{name} holds only 0s and 1s: it is an adjacency, not weights (row {k} sums "
+                f"to its in-degree {s:g}). Pass it as a boolean adjacency with a weight rule, "
+                f"e.g. static({name}.astype(bool), rule='row').")
+        c, cs = cols[0]
+        raise ValueError(
+            f"{name} is neither row- nor column-stochastic (row {k} sums to {s!r}, column {c} "
+            f"to {cs!r}, tolerance {effective_tolerance(w):.1e}). Weights given as a matrix must "
+            f"be stochastic; normalise them, or pass the boolean pattern `({name} > 0)` with "
+            "rule='row', 'column' or 'metropolis'.")
     return w
 
 
@@ -107,71 +144,147 @@ def _stack_weights(graphs, rule: str | None) -> np.ndarray:
     return np.stack(ws)
 
 
+def _is_traced(leaf) -> bool:
+    return isinstance(leaf, jax.core.Tracer)
+
+
+def _is_key(leaf) -> bool:
+    return isinstance(leaf, jax.Array) and jnp.issubdtype(leaf.dtype, jax.dtypes.prng_key)
+
+
+@jax.tree_util.register_pytree_with_keys_class
 class GraphSequence:
     """A sequence of mixing graphs ``t -> W_t`` (see module docstring for the forms).
+
+    Build one with :func:`static`, :func:`periodic`, :func:`explicit`,
+    :func:`random_edge_drops` or :func:`one_peer_exponential`, not with the constructor.
 
     Attributes:
         n: number of agents.
         backend: ``"dense"`` or ``"sparse"``.
         form: ``"static"``, ``"periodic"``, ``"explicit"``, ``"random"`` or
             ``"one_peer_exponential"``.
+        rule: the weight rule (None for weights given as matrices).
         period: P for static (1), periodic and one-peer forms; None otherwise.
         length: number of steps an explicit stack supplies; None for unbounded forms.
         shared_across_seeds: for random forms, whether all seeds see one draw.
+        leaves: the array leaves by name (``weights`` for dense fixed forms; ``idx``,
+            ``weight``, ``mask`` stacks for sparse fixed forms; ``base``, ``drop_prob``,
+            ``key`` and index arrays for random forms).
+
+    Example:
+        >>> from decentral.graphs import ring, static
+        >>> seq = static(ring(4), rule="row")
+        >>> seq.digest()[:9]
+        'graphs/1:'
+        >>> seq.digest() == static(ring(4), rule="row").digest()
+        True
     """
 
-    def __init__(self, *, form: str, n: int, backend: str, weights: np.ndarray | None = None,
-                 base_adjacency: np.ndarray | None = None, drop_prob: float = 0.0,
-                 rule: str | None = None, key=None, shared_across_seeds: bool = True,
-                 symmetric_drops: bool = False, width: int | None = None):
+    def __init__(self, *, form: str, n: int, backend: str, rule: str | None, leaves: dict,
+                 period: int | None = None, length: int | None = None,
+                 shared_across_seeds: bool = True, symmetric_drops: bool = False,
+                 num_edges: int = 0):
         self.form = form
         self.n = int(n)
         self.backend = _check_backend(backend)
         self.rule = rule
+        self.period = period
+        self.length = length
         self.shared_across_seeds = bool(shared_across_seeds)
-        self.period = None
-        self.length = None
-        if form == "random":
-            self._base = np.asarray(base_adjacency, dtype=bool)
-            self._symmetric = bool(symmetric_drops)
-            self.drop_prob = float(drop_prob)
-            self._key = key
-            idx, mask = _table_layout(self._base, width)
-            self._base_idx = jnp.asarray(idx)
-            self._base_mask = jnp.asarray(mask)
-            # One uniform draw per edge of the base graph (an undirected edge is one edge): the
-            # off-diagonal entries (receiver, sender) and the edge each belongs to.
-            recv, send = np.nonzero(self._base & ~np.eye(self.n, dtype=bool))
-            lo, hi = np.minimum(recv, send), np.maximum(recv, send)
-            key_of = lo * self.n + hi if self._symmetric else recv * self.n + send
-            uniq, edge_of_entry = np.unique(key_of, return_inverse=True)
-            self.num_edges = int(uniq.size)
-            self._entries = (jnp.asarray(recv), jnp.asarray(send), jnp.asarray(edge_of_entry))
-            rows = np.broadcast_to(np.arange(self.n)[:, None], idx.shape)
-            a, b = (np.minimum(rows, idx), np.maximum(rows, idx)) if self._symmetric else \
-                (rows, idx)
-            real = mask.copy()
-            real[:, 0] = False                               # k = 0 (self) and padding: no edge
-            edge_table = np.where(real, np.searchsorted(uniq, a * self.n + b), self.num_edges)
-            self._edge_table = jnp.asarray(edge_table.astype(np.int32))
-        else:
-            self._weights_host = weights
-            self.period = weights.shape[0] if form != "explicit" else None
-            self.length = weights.shape[0] if form == "explicit" else None
-            self._dense = jnp.asarray(weights)
-            if backend == "sparse":
-                pattern = np.any(weights > 0, axis=0) | np.eye(self.n, dtype=bool)
-                k = int((pattern & ~np.eye(self.n, dtype=bool)).sum(axis=1).max(initial=0)) + 1
-                tables = []
-                for w in weights:
-                    idx, mask = _table_layout((w > 0) | np.eye(self.n, dtype=bool),
-                                              width if width is not None else k)
-                    weight = np.where(mask, w[np.arange(self.n)[:, None], idx], 0.0)
-                    tables.append((idx, weight, mask))
-                self._table = NeighborTable(*(jnp.asarray(np.stack(part))
-                                              for part in zip(*tables, strict=True)))
+        self.symmetric_drops = bool(symmetric_drops)
+        self.num_edges = int(num_edges)
+        names = self._leaf_names()
+        if set(leaves) != set(names):
+            raise ValueError(f"a {form} sequence on the {backend} backend has leaves {names}; "
+                             f"got {sorted(leaves)}.")
+        self.leaves = {name: leaves[name] for name in names}
 
-    # -- the protocol -----------------------------------------------------------------------
+    # -- pytree ------------------------------------------------------------------------------
+
+    def _leaf_names(self) -> tuple[str, ...]:
+        if self.form == "random":
+            return _RANDOM_LEAVES
+        return _DENSE_LEAVES if self.backend == "dense" else _TABLE_LEAVES
+
+    def _aux(self) -> tuple:
+        return (self.form, self.n, self.backend, self.rule, self.period, self.length,
+                self.shared_across_seeds, self.symmetric_drops, self.num_edges)
+
+    def tree_flatten_with_keys(self):
+        children = [(jax.tree_util.GetAttrKey(name), self.leaves[name])
+                    for name in self._leaf_names()]
+        return children, self._aux()
+
+    @classmethod
+    def tree_unflatten(cls, aux, children):
+        form, n, backend, rule, period, length, shared, symmetric, num_edges = aux
+        obj = object.__new__(cls)
+        obj.form, obj.n, obj.backend, obj.rule = form, n, backend, rule
+        obj.period, obj.length = period, length
+        obj.shared_across_seeds, obj.symmetric_drops, obj.num_edges = shared, symmetric, \
+            num_edges
+        obj.leaves = dict(zip(obj._leaf_names(), children, strict=True))
+        return obj
+
+    def replace(self, **leaves) -> GraphSequence:
+        """A copy with some leaves replaced (no validation: for sweeps under ``jit``/``vmap``).
+
+        Example:
+            >>> from decentral.graphs import ring, random_edge_drops
+            >>> seq = random_edge_drops(ring(5, directed=False), 0.1, key=0)
+            >>> ps = jnp.array([0.0, 0.5, 0.9])
+            >>> kept = jax.vmap(lambda p: seq.replace(drop_prob=p).dense_at(2) > 0)(ps)
+            >>> kept.sum(axis=(1, 2)).shape
+            (3,)
+        """
+        unknown = sorted(set(leaves) - set(self._leaf_names()))
+        if unknown:
+            raise ValueError(f"unknown leaves {unknown}; this sequence has "
+                             f"{list(self._leaf_names())}.")
+        children = [leaves.get(name, self.leaves[name]) for name in self._leaf_names()]
+        return GraphSequence.tree_unflatten(self._aux(), children)
+
+    @property
+    def drop_prob(self):
+        """Per-step drop probability of a random sequence (None for other forms)."""
+        return self.leaves["drop_prob"] if self.form == "random" else None
+
+    # -- identity ----------------------------------------------------------------------------
+
+    def digest(self) -> str:
+        """Stable content hash ``"graphs/1:<sha256 hex>"`` of everything that determines
+        :meth:`at`: form, size, backend, rule, flags, period / length, and every array leaf by
+        dtype, shape and bytes (the key by its implementation and key data).
+
+        Equal constructions give equal digests in every process (no ids or addresses); any
+        change of graphs, weights, ``drop_prob``, key, backend or table width changes it.
+
+        Raises:
+            ValueError: when the leaves are traced (inside ``jit``/``vmap``): a digest needs
+                concrete values; take it outside the transformation.
+        """
+        h = hashlib.sha256(_DIGEST_VERSION.encode())
+        h.update(repr(self._aux()).encode())
+        for name in self._leaf_names():
+            leaf = self.leaves[name]
+            if _is_traced(leaf):
+                raise ValueError(f"GraphSequence.digest() needs concrete arrays but leaf "
+                                 f"{name!r} is traced (inside jit/vmap); take the digest "
+                                 "outside the transformation.")
+            h.update(f"|{name}|".encode())
+            if leaf is None:
+                h.update(b"none")
+                continue
+            if _is_key(leaf):
+                h.update(str(jax.random.key_impl(leaf)).encode())
+                leaf = jax.random.key_data(leaf)
+            arr = np.ascontiguousarray(np.asarray(leaf))
+            h.update(f"{arr.dtype.str}{arr.shape}".encode())
+            h.update(arr.tobytes())
+        return f"{_DIGEST_VERSION}:{h.hexdigest()}"
+
+    # -- the protocol ------------------------------------------------------------------------
 
     def _index(self, t):
         if self.form == "explicit":
@@ -187,7 +300,7 @@ class GraphSequence:
                 raise ValueError("this random sequence is shared across seeds and has its own "
                                  "key; call at(t) without a key, or build it with "
                                  "shared_across_seeds=False to draw per seed.")
-            return self._key
+            return self.leaves["key"]
         if key is None:
             raise ValueError("this random sequence draws per seed (shared_across_seeds=False): "
                              "pass the seed's key to at(t, key).")
@@ -199,7 +312,7 @@ class GraphSequence:
         padding) is always True."""
         u = jax.random.uniform(jax.random.fold_in(draw_key, t), (self.num_edges,),
                                dtype=jnp.float32)     # same graphs with or without x64
-        return jnp.concatenate([u >= self.drop_prob, jnp.ones((1,), bool)])
+        return jnp.concatenate([u >= self.leaves["drop_prob"], jnp.ones((1,), bool)])
 
     def at(self, t, key=None):
         """Mixing graph of step ``t``: dense ``W [N, N]`` or a ``NeighborTable``.
@@ -214,27 +327,31 @@ class GraphSequence:
         :meth:`check_horizon`; the runner refuses ``num_steps > Algorithm.max_horizon`` before
         compiling, so factories should set ``max_horizon=seq.length``.
         """
-        if self.form != "random":
-            i = self._index(t)
-            if self.backend == "dense":
-                w = self._dense[i]
-            else:
-                w = self._table.weight[i]
-            if self.form == "explicit":          # past the end: NaN weights, never a silent reuse
-                w = jnp.where(t < self.length, w, jnp.nan)
-            if self.backend == "dense":
-                return w
-            return NeighborTable(self._table.idx[i], w, self._table.mask[i])
-        return self._random_at(t, self._draw_key(key))
+        if self.form == "random":
+            return self._random_at(t, self._draw_key(key))
+        i = self._index(t)
+        lv = self.leaves
+        w = jnp.asarray(lv["weights"] if self.backend == "dense" else lv["weight"])[i]
+        if self.form == "explicit":          # past the end: NaN weights, never a silent reuse
+            w = jnp.where(t < self.length, w, jnp.nan)
+        if self.backend == "dense":
+            return w
+        return NeighborTable(jnp.asarray(lv["idx"])[i], w, jnp.asarray(lv["mask"])[i])
+
+    def _random_pattern(self, t, draw_key):
+        """Dense boolean adjacency of step t of a random sequence (jit-able)."""
+        keep = self._edge_keep(t, draw_key)
+        lv = self.leaves
+        return jnp.eye(self.n, dtype=bool).at[jnp.asarray(lv["recv"]), jnp.asarray(lv["send"])
+                                              ].set(keep[jnp.asarray(lv["edge_of_entry"])])
 
     def _random_at(self, t, draw_key):
-        keep = self._edge_keep(t, draw_key)
         if self.backend == "dense":
-            recv, send, edge = self._entries
-            adj = jnp.eye(self.n, dtype=bool).at[recv, send].set(keep[edge])
-            return WEIGHT_RULES[self.rule](adj, jnp)
-        mask = self._base_mask & keep[self._edge_table]
-        table = NeighborTable(self._base_idx, jnp.zeros(mask.shape), mask)
+            return WEIGHT_RULES[self.rule](self._random_pattern(t, draw_key), jnp)
+        keep = self._edge_keep(t, draw_key)
+        lv = self.leaves
+        mask = jnp.asarray(lv["base_mask"]) & keep[jnp.asarray(lv["edge_table"])]
+        table = NeighborTable(jnp.asarray(lv["base_idx"]), jnp.zeros(mask.shape), mask)
         return table._replace(weight=table_rule_weights(table, self.rule))
 
     def dense_at(self, t, key=None):
@@ -242,32 +359,63 @@ class GraphSequence:
         g = self.at(t, key)
         return table_to_dense(g) if isinstance(g, NeighborTable) else g
 
-    def weights_host(self, num_steps: int, *, start: int = 0, key=None) -> np.ndarray:
-        """Host numpy stack ``[num_steps, N, N]`` of ``W_start … W_{start+num_steps-1}``.
+    # -- host views --------------------------------------------------------------------------
 
-        For validators and the absolute probability sequence (outside jit).
-        """
-        if num_steps < 0:
-            raise ValueError(f"num_steps must be >= 0, got {num_steps}.")
+    def _require_concrete(self, what: str) -> None:
+        for name, leaf in self.leaves.items():
+            if _is_traced(leaf):
+                raise ValueError(f"GraphSequence.{what} runs on the host but leaf {name!r} is "
+                                 "traced (inside jit/vmap); call it outside the "
+                                 "transformation.")
+
+    def _steps(self, num_steps: int, start: int) -> np.ndarray:
+        num_steps = check_int(num_steps, "num_steps", minimum=0)
+        start = check_int(start, "start", minimum=0)
         if self.form == "explicit" and start + num_steps > self.length:
             raise ValueError(f"this explicit sequence supplies {self.length} steps; asked for "
                              f"steps {start}..{start + num_steps - 1}.")
+        idx = np.arange(start, start + num_steps)
+        return idx % self.period if self.period is not None else idx
+
+    def _fixed_host(self) -> np.ndarray:
+        """The stored ``[P, N, N]`` stack of a fixed form, as host numpy (dense rebuilt from
+        the tables on the sparse backend; exact: the table holds copies of the weights)."""
+        lv = self.leaves
+        if self.backend == "dense":
+            return np.asarray(lv["weights"])
+        idx, weight, mask = (np.asarray(lv[k]) for k in _TABLE_LEAVES)
+        out = np.zeros((idx.shape[0], self.n, self.n), dtype=weight.dtype)
+        p, rows, _ = np.indices(idx.shape)
+        np.add.at(out, (p, rows, idx), np.where(mask, weight, 0))
+        return out
+
+    def weights_host(self, num_steps: int, *, start: int = 0, key=None) -> np.ndarray:
+        """Host numpy stack ``[num_steps, N, N]`` of ``W_start … W_{start+num_steps-1}``.
+
+        For validators and the absolute probability sequence (outside jit). Fixed forms return
+        the stored weights (float64 when built from float64 arrays); random forms return the
+        weights :meth:`at` computes (in the default JAX precision).
+        """
+        self._require_concrete("weights_host")
+        steps = self._steps(num_steps, start)
         if self.form != "random":
-            idx = np.arange(start, start + num_steps)
-            idx = idx % self.period if self.period is not None else idx
-            return np.asarray(self._weights_host[idx])
-        if num_steps == 0:
+            return self._fixed_host()[steps]
+        if steps.size == 0:
             return np.zeros((0, self.n, self.n))
-        draw_key = self._draw_key(key)
-        if not hasattr(self, "_dense_batch"):
-            # compiled once per sequence; lengths are padded to powers of two to limit retraces
-            def dense(t, k):
-                g = self._random_at(t, k)
-                return table_to_dense(g) if isinstance(g, NeighborTable) else g
-            self._dense_batch = jax.jit(jax.vmap(dense, in_axes=(0, None)))
-        padded = 1 << (num_steps - 1).bit_length()
-        ts = jnp.arange(start, start + padded)
-        return np.asarray(self._dense_batch(ts, draw_key))[:num_steps]
+        return np.asarray(_random_batch(self, start, steps.size, self._draw_key(key), False))
+
+    def weights_host64(self, num_steps: int, *, start: int = 0, key=None) -> np.ndarray:
+        """Like :meth:`weights_host` but random forms are re-weighted on the host in float64
+        (the same drawn graphs; the rule's exact float64 weights whatever the JAX precision).
+        """
+        self._require_concrete("weights_host64")
+        if self.form != "random":
+            return self.weights_host(num_steps, start=start, key=key)
+        steps = self._steps(num_steps, start)
+        if steps.size == 0:
+            return np.zeros((0, self.n, self.n))
+        pats = np.asarray(_random_batch(self, start, steps.size, self._draw_key(key), True))
+        return WEIGHT_RULES[self.rule](pats, np)
 
     def check_horizon(self, num_steps: int) -> None:
         """Raise ValueError if this sequence cannot supply ``num_steps`` steps."""
@@ -282,33 +430,95 @@ class GraphSequence:
         return f"GraphSequence(form={self.form!r}, n={self.n}, backend={self.backend!r}{extra})"
 
 
+def _random_batch(seq: GraphSequence, start: int, count: int, draw_key, pattern: bool):
+    """Dense weights (or boolean patterns) of ``count`` steps from ``start``; lengths are
+    padded to powers of two so few shapes are compiled (one compile per sequence structure)."""
+    padded = 1 << (count - 1).bit_length()
+    ts = jnp.arange(start, start + padded)
+    return _random_batch_jit(seq, ts, draw_key, pattern)[:count]
+
+
+@jax.jit(static_argnums=3)
+def _random_batch_jit(seq, ts, draw_key, pattern):
+    def one(t):
+        if pattern:
+            return seq._random_pattern(t, draw_key)
+        g = seq._random_at(t, draw_key)
+        return table_to_dense(g) if isinstance(g, NeighborTable) else g
+    return jax.vmap(one)(ts)
+
+
+def _fixed(form: str, w: np.ndarray, rule: str | None, backend: str) -> GraphSequence:
+    """A static / periodic / explicit / one-peer sequence over the weight stack ``w``."""
+    _check_backend(backend)
+    n = w.shape[1]
+    period = w.shape[0] if form != "explicit" else None
+    length = w.shape[0] if form == "explicit" else None
+    if backend == "dense":
+        leaves = {"weights": w}
+    else:
+        eye = np.eye(n, dtype=bool)
+        pattern = np.any(w > 0, axis=0) | eye
+        k = int((pattern & ~eye).sum(axis=1).max(initial=0)) + 1
+        parts = []
+        for wt in w:
+            idx, mask = _table_layout((wt > 0) | eye, k)
+            weight = np.where(mask, wt[np.arange(n)[:, None], idx], 0.0).astype(w.dtype)
+            parts.append((idx, weight, mask))
+        leaves = dict(zip(_TABLE_LEAVES, (np.stack(p) for p in zip(*parts, strict=True)),
+                          strict=True))
+    return GraphSequence(form=form, n=n, backend=backend, rule=rule, leaves=leaves,
+                         period=period, length=length)
+
+
 def static(graph, *, rule: str | None = None, backend: str = "dense") -> GraphSequence:
     """The same graph at every step.
 
     Args:
-        graph: a weight matrix ``W [N, N]``, or a boolean adjacency together with ``rule``.
+        graph: a row- or column-stochastic weight matrix ``W [N, N]``, or a boolean adjacency
+            together with ``rule``.
         rule: ``"row"``, ``"column"`` or ``"metropolis"`` when ``graph`` is an adjacency.
         backend: ``"dense"`` or ``"sparse"``.
 
+    Raises:
+        ValueError: ``graph`` is a weight matrix that is neither row- nor column-stochastic
+            (a 0/1 array is an adjacency: pass ``adj.astype(bool)`` with a rule), or a
+            non-boolean array comes with a rule.
+
     Example:
+        >>> from decentral.graphs import ring
         >>> seq = static(ring(5), rule="row")
         >>> seq.at(7).shape
         (5, 5)
     """
     w = _weights_from(graph, rule, "graph")
-    return GraphSequence(form="static", n=w.shape[0], backend=backend, weights=w[None], rule=rule)
+    return _fixed("static", w[None], rule, backend)
 
 
 def periodic(graphs, *, rule: str | None = None, backend: str = "dense") -> GraphSequence:
-    """``W_t = graphs[t % P]`` over a stack (or list) of P weight matrices / adjacencies."""
+    """``W_t = graphs[t % P]`` over a stack (or list) of P weight matrices / adjacencies.
+
+    Example:
+        >>> from decentral.graphs import complete, ring
+        >>> seq = periodic([ring(3), complete(3)], rule="row")
+        >>> seq.period, float(seq.at(5)[0, 1])        # step 5 is graph 1: K_3
+        (2, 0.3333333432674408)
+    """
     w = _stack_weights(graphs, rule)
-    return GraphSequence(form="periodic", n=w.shape[1], backend=backend, weights=w, rule=rule)
+    return _fixed("periodic", w, rule, backend)
 
 
 def explicit(graphs, *, rule: str | None = None, backend: str = "dense") -> GraphSequence:
-    """``W_t = graphs[t]`` for t < T over a stack built offline; longer runs are refused."""
+    """``W_t = graphs[t]`` for t < T over a stack built offline; longer runs are refused.
+
+    Example:
+        >>> from decentral.graphs import complete, ring
+        >>> seq = explicit([ring(3), complete(3)], rule="row")
+        >>> seq.length
+        2
+    """
     w = _stack_weights(graphs, rule)
-    return GraphSequence(form="explicit", n=w.shape[1], backend=backend, weights=w, rule=rule)
+    return _fixed("explicit", w, rule, backend)
 
 
 def random_edge_drops(base, drop_prob: float, *, rule: str = "row", key=None,
@@ -331,11 +541,22 @@ def random_edge_drops(base, drop_prob: float, *, rule: str = "row", key=None,
 
     The draws are float32 uniforms whatever the global precision, so one key gives the same
     graphs with and without ``jax_enable_x64``.
+
+    Example:
+        >>> from decentral.graphs import complete
+        >>> seq = random_edge_drops(complete(4), 0.5, key=0)
+        >>> seq.num_edges                     # undirected K_4: 6 edges, one draw each
+        6
+        >>> bool((seq.weights_host(3).sum(axis=2) > 0.999).all())
+        True
     """
     a = as_adjacency(base, name="base")
     _check_rule(rule)
-    if not (np.isfinite(drop_prob) and 0.0 <= drop_prob < 1.0):
-        raise ValueError(f"drop_prob must be in [0, 1), got {drop_prob!r}.")
+    _check_backend(backend)
+    if isinstance(drop_prob, bool) or not isinstance(drop_prob, (int, float, np.floating,
+                                                                 np.integer)) \
+            or not (np.isfinite(drop_prob) and 0.0 <= drop_prob < 1.0):
+        raise ValueError(f"drop_prob must be a number in [0, 1), got {drop_prob!r}.")
     if rule == "metropolis" and not np.array_equal(a, a.T):
         raise ValueError("rule='metropolis' needs an undirected (symmetric) base graph.")
     symmetric = bool(np.array_equal(a, a.T))
@@ -353,10 +574,26 @@ def random_edge_drops(base, drop_prob: float, *, rule: str = "row", key=None,
     elif key is not None:
         raise ValueError("shared_across_seeds=False draws from each seed's key (at(t, key)); "
                          "the sequence takes no key of its own: drop key=.")
-    return GraphSequence(form="random", n=a.shape[0], backend=backend, base_adjacency=a,
-                         drop_prob=drop_prob, rule=rule, key=key,
+    n = a.shape[0]
+    idx, mask = _table_layout(a, None)
+    # One uniform draw per edge of the base graph (an undirected edge is one edge): the
+    # off-diagonal entries (receiver, sender) and the edge each belongs to.
+    recv, send = np.nonzero(a & ~np.eye(n, dtype=bool))
+    lo, hi = np.minimum(recv, send), np.maximum(recv, send)
+    key_of = lo * n + hi if symmetric_drops else recv * n + send
+    uniq, edge_of_entry = np.unique(key_of, return_inverse=True)
+    rows = np.broadcast_to(np.arange(n)[:, None], idx.shape)
+    ea, eb = (np.minimum(rows, idx), np.maximum(rows, idx)) if symmetric_drops else (rows, idx)
+    real = mask.copy()
+    real[:, 0] = False                               # k = 0 (self) and padding: no edge
+    edge_table = np.where(real, np.searchsorted(uniq, ea * n + eb), uniq.size)
+    leaves = {"base": a, "drop_prob": float(drop_prob), "key": key,
+              "recv": recv.astype(np.int32), "send": send.astype(np.int32),
+              "edge_of_entry": edge_of_entry.reshape(-1).astype(np.int32),
+              "base_idx": idx, "base_mask": mask, "edge_table": edge_table.astype(np.int32)}
+    return GraphSequence(form="random", n=n, backend=backend, rule=rule, leaves=leaves,
                          shared_across_seeds=shared_across_seeds,
-                         symmetric_drops=bool(symmetric_drops))
+                         symmetric_drops=bool(symmetric_drops), num_edges=int(uniq.size))
 
 
 def _as_key(key):
@@ -372,11 +609,16 @@ def one_peer_exponential(n: int, *, rule: str = "row", backend: str = "dense") -
     """One-peer exponential graphs: at step t agent i hears itself and ``i − 2^(t mod τ)``,
     ``τ = ⌈log₂ n⌉`` (period τ; for n = 1 the single graph is the self-loop).
 
-    With ``rule="row"`` (or ``"column"``) every weight is 1/2: the sequence is doubly
-    stochastic.
+    Every agent has in-degree 2 (itself and one peer) and, as ``j ↦ j + 2^k`` is a bijection,
+    out-degree 2 as well; so ``rule="row"`` (``1/|N_i|``) and ``rule="column"``
+    (``1/|N_j^-|``) both put 1/2 on every edge, and each step is doubly stochastic.
+
+    Example:
+        >>> seq = one_peer_exponential(8)
+        >>> seq.period, float(seq.at(2)[0, 4])        # step 2: agent 0 hears 0 − 4 = 4 (mod 8)
+        (3, 0.5)
     """
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise ValueError(f"n must be a positive integer, got {n!r}.")
+    n = check_int(n, "n", minimum=1)
     tau = max(1, math.ceil(math.log2(n))) if n > 1 else 1
     i = np.arange(n)
     adjs = []
@@ -385,6 +627,4 @@ def one_peer_exponential(n: int, *, rule: str = "row", backend: str = "dense") -
         if n > 1:
             a[i, (i - 2**k) % n] = True
         adjs.append(a)
-    seq = periodic(adjs, rule=rule, backend=backend)
-    seq.form = "one_peer_exponential"
-    return seq
+    return _fixed("one_peer_exponential", _stack_weights(adjs, rule), rule, backend)

@@ -1,6 +1,6 @@
 """The receiver-indexed in-neighbour table, and the mixing primitives every family uses.
 
-One table serves every algorithm family (DESIGN §3). For one step of a graph sequence:
+One table serves every algorithm family. For one step of a graph sequence:
 
 * ``idx [N, K]`` — in-neighbour indices of each receiver, **the agent itself in column 0**,
   padded by repeating the agent's own index;
@@ -30,7 +30,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ._validate import as_adjacency, as_weights
+from ._validate import as_adjacency, as_pattern, as_weights
 
 __all__ = [
     "NeighborTable",
@@ -85,12 +85,17 @@ def _table_layout(pattern: np.ndarray, width: int | None) -> tuple[np.ndarray, n
 def dense_to_table(W, *, width: int | None = None) -> NeighborTable:
     """Table of a dense weight matrix (host). ``K`` defaults to the max in-degree incl. self.
 
-    Entries with ``W[i, j] > 0`` (and the diagonal) become table entries; the weight at
-    ``k = 0`` is ``W[i, i]``.
+    Entries with ``W[i, j] > 0`` become table entries; the weight at ``k = 0`` is ``W[i, i]``
+    (positive: a weight matrix needs its self-loops, as every graph argument).
+
+    Example:
+        >>> dense_to_table(np.array([[0.5, 0.5], [0.0, 1.0]])).mask.tolist()
+        [[True, True], [True, False]]
     """
+    pattern = as_pattern(W, name="W")
     w = as_weights(W)
     n = w.shape[0]
-    idx, mask = _table_layout((w > 0) | np.eye(n, dtype=bool), width)
+    idx, mask = _table_layout(pattern, width)
     weight = np.where(mask, w[np.arange(n)[:, None], idx], 0.0)
     return NeighborTable(jnp.asarray(idx), jnp.asarray(weight), jnp.asarray(mask))
 
@@ -111,24 +116,93 @@ def table_to_dense(table: NeighborTable) -> jax.Array:
     return jnp.zeros((n, n), dtype=w.dtype).at[rows, table.idx].add(w)
 
 
+_UNROLL_MAX_K = 16   # tables up to this width unroll the neighbour loop; wider ones fori_loop
+
+
+def _check_mix_shapes(n_graph: int, X) -> None:
+    if X.ndim == 0 or X.shape[0] != n_graph:
+        raise ValueError(f"mix: X must have a leading agent axis of length {n_graph} (the "
+                         f"graph's N); got X of shape {tuple(X.shape)}.")
+
+
 def mix(graph: jax.Array | NeighborTable, X: jax.Array) -> jax.Array:
-    """Weighted mixing ``Y[i] = sum_j W[i, j] X[j]`` with a dense W or a :class:`NeighborTable`.
+    """Weighted mixing ``Y[i] = sum_{j in N_i} W[i, j] X[j]`` with a dense W or a
+    :class:`NeighborTable`, the sum running over the in-neighbours of i (``W[i, j] > 0``,
+    self included) only.
+
+    For finite X this is ``W @ X``. Non-finite values travel along edges only: a NaN or ±inf
+    at agent j reaches exactly the agents that hear j, with IEEE sum semantics (``inf`` stays
+    ``inf``, ``inf − inf`` and NaN give NaN); an absent edge never turns ``0 · NaN`` into NaN.
+    Both representations agree on this. The dense path does it in one matmul over
+    ``[X with non-finite entries zeroed, +inf/NaN indicator, −inf/NaN indicator]``; the table
+    path sums ``K`` weighted gathers ``w[:, k] X[idx[:, k]]`` (linear in the edges, no
+    ``[N, K, ...]`` intermediate), skipping padding.
 
     Args:
         graph: dense ``W [N, N]`` or a ``NeighborTable``.
         X: ``[N, ...]`` per-agent values (leading agent axis).
 
     Returns:
-        ``[N, ...]`` mixed values (``W @ X`` for dense W).
+        ``[N, ...]`` mixed values.
+
+    Raises:
+        ValueError: X's leading axis is not N (checked on static shapes, also under jit).
 
     Example:
         >>> mix(jnp.eye(2), jnp.ones((2, 3))).shape
         (2, 3)
+        >>> W = jnp.array([[1.0, 0.0], [0.5, 0.5]])          # agent 0 hears only itself
+        >>> mix(W, jnp.array([1.0, jnp.nan])).tolist()      # agent 1's NaN stays with 1
+        [1.0, nan]
     """
+    X = jnp.asarray(X)
     if isinstance(graph, NeighborTable):
-        w = jnp.where(graph.mask, graph.weight, 0.0)
-        return jnp.einsum("nk,nk...->n...", w, X[graph.idx])
-    return jnp.tensordot(graph, X, axes=1)
+        _check_mix_shapes(graph.idx.shape[0], X)
+        return _table_mix(graph, X)
+    W = jnp.asarray(graph)
+    if W.ndim != 2 or W.shape[0] != W.shape[1]:
+        raise ValueError(f"mix: a dense graph must be a square [N, N] matrix; got shape "
+                         f"{tuple(W.shape)}.")
+    _check_mix_shapes(W.shape[1], X)
+    return _dense_mix(W, X)
+
+
+def _dense_mix(W, X):
+    if not jnp.issubdtype(X.dtype, jnp.inexact):
+        return jnp.tensordot(W, X, axes=1)
+    finite = jnp.isfinite(X)
+    nan = jnp.isnan(X)
+    one = jnp.ones((), W.dtype)
+    zero = jnp.zeros((), W.dtype)
+    parts = jnp.stack([jnp.where(finite, X, 0).astype(jnp.result_type(W, X)),
+                       jnp.where(nan | (X == jnp.inf), one, zero),
+                       jnp.where(nan | (X == -jnp.inf), one, zero)], axis=-1)
+    out = jnp.tensordot(W, parts, axes=1)              # one matmul of width 3 · X.size / N
+    y, pos, neg = out[..., 0], out[..., 1] > 0, out[..., 2] > 0
+    # W >= 0: an indicator sum is > 0 iff some in-neighbour (W[i, j] > 0) carries it
+    return jnp.where(pos & neg, jnp.nan, jnp.where(pos, jnp.inf, jnp.where(neg, -jnp.inf, y)))
+
+
+def _table_mix(table: NeighborTable, X):
+    live = table.mask & (table.weight != 0)
+    w = jnp.where(live, table.weight, 0)
+    tail = (1,) * (X.ndim - 1)
+    dtype = jnp.result_type(w, X)
+
+    def term(k):
+        lk = jax.lax.dynamic_index_in_dim(live, k, axis=1, keepdims=False)
+        wk = jax.lax.dynamic_index_in_dim(w, k, axis=1, keepdims=False)
+        xk = X[jax.lax.dynamic_index_in_dim(table.idx, k, axis=1, keepdims=False)]
+        return jnp.where(lk.reshape(lk.shape + tail), wk.reshape(wk.shape + tail) * xk,
+                         0).astype(dtype)
+
+    k_width = table.idx.shape[1]
+    if k_width <= _UNROLL_MAX_K:
+        acc = term(0)
+        for k in range(1, k_width):
+            acc = acc + term(k)
+        return acc
+    return jax.lax.fori_loop(1, k_width, lambda k, acc: acc + term(k), term(0))
 
 
 def as_table(graph: jax.Array | NeighborTable) -> NeighborTable:

@@ -4,7 +4,8 @@ Orientation: ``W[i, j] > 0`` iff agent i receives from agent j. Row-stochastic m
 ``W @ X`` (consensus); column-stochastic ones (push-sum) use the same orientation.
 
 The rule formulas are written once, over an array module ``xp`` (numpy or ``jax.numpy``), so
-the host builders here and the jitted random graph sequences (:mod:`.sequences`) share them.
+the host builders here and the jitted random graph sequences (:mod:`.sequences`) share them;
+they also accept a stack ``[T, n, n]`` of adjacencies (the last two axes are the graph).
 
 Example:
     >>> from decentral.graphs import ring, row_stochastic, is_row_stochastic
@@ -39,23 +40,23 @@ DEFAULT_TOL = 1e-10
 def row_rule(a, xp=np):
     """Uniform over in-neighbours incl. self: ``W[i, j] = a[i, j] / |N_i|``."""
     af = a.astype(xp.float64 if xp is np else float)
-    return af / af.sum(axis=1, keepdims=True)
+    return af / af.sum(axis=-1, keepdims=True)
 
 
 def column_rule(a, xp=np):
     """One over the sender's out-degree incl. self: ``W[i, j] = a[i, j] / |N_j^-|``."""
     af = a.astype(xp.float64 if xp is np else float)
-    return af / af.sum(axis=0, keepdims=True)
+    return af / af.sum(axis=-2, keepdims=True)
 
 
 def metropolis_rule(a, xp=np):
     """Metropolis: ``W[i, j] = 1 / max(|N_i|, |N_j|)`` for j != i neighbours; rows sum to 1."""
     af = a.astype(xp.float64 if xp is np else float)
-    n = af.shape[0]
+    n = af.shape[-1]
     eye = xp.eye(n, dtype=af.dtype)
-    deg = af.sum(axis=1)                          # |N_i|, counting the self-loop
-    off = af * (1.0 - eye) / xp.maximum(deg[:, None], deg[None, :])
-    return off + eye * (1.0 - off.sum(axis=1))[:, None]
+    deg = af.sum(axis=-1)                         # |N_i|, counting the self-loop
+    off = af * (1.0 - eye) / xp.maximum(deg[..., :, None], deg[..., None, :])
+    return off + eye * (1.0 - off.sum(axis=-1))[..., None]
 
 
 WEIGHT_RULES = {"row": row_rule, "column": column_rule, "metropolis": metropolis_rule}
@@ -71,6 +72,7 @@ def row_stochastic(adj) -> np.ndarray:
     weights of Lin–Gupta–Liu (Assumption 1) and of Dec_UCB Thm 1 (Zhu et al.).
 
     Example:
+        >>> from decentral.graphs import complete
         >>> W = row_stochastic(complete(3))
         >>> float(W[0, 1])
         0.3333333333333333
@@ -83,6 +85,7 @@ def column_stochastic(adj) -> np.ndarray:
     included), Lin–Gupta–Liu eq. (9).
 
     Example:
+        >>> from decentral.graphs import ring
         >>> W = column_stochastic(ring(4))
         >>> bool(np.allclose(W.sum(axis=0), 1.0))
         True
@@ -114,10 +117,12 @@ def prescribed_pi_weights(adj, pi, *, scale: float | None = None) -> np.ndarray:
     """Row-stochastic weights with a prescribed left eigenvector π on a weight-balanced digraph.
 
     ``W = I − c · D_π⁻¹ · L`` with ``L = diag(A 1) − A`` the in-Laplacian of the off-diagonal
-    adjacency A (SA spec §2.5(a)). Balance (in-degree = out-degree at every agent) gives
-    ``L 1 = 0`` and ``1ᵀ L = 0``, hence ``W 1 = 1`` and ``πᵀ W = πᵀ``. Requires
-    ``0 < c < min_i π_i / L_ii`` (strictly positive diagonal, Assumption 1). With uniform π on a
-    directed balanced graph the result is doubly stochastic.
+    adjacency A. Balance (in-degree = out-degree at every agent) gives ``L 1 = 0`` and
+    ``1ᵀ L = 0``, hence ``W 1 = 1 − c D_π⁻¹ L 1 = 1`` and ``πᵀ W = πᵀ − c 1ᵀ L = πᵀ`` (as
+    ``πᵀ D_π⁻¹ = 1ᵀ``). Off the diagonal ``W[i, j] = c A[i, j] / π_i ≥ 0``; on it
+    ``W[i, i] = 1 − c L_ii / π_i``, which is strictly positive iff ``c < π_i / L_ii``: hence the
+    requirement ``0 < c < min_i π_i / L_ii`` (self-loops keep positive weight, Lin–Gupta–Liu
+    Assumption 1). With uniform π on a directed balanced graph the result is doubly stochastic.
 
     Args:
         adj: boolean adjacency with self-loops; its off-diagonal part must be weight-balanced
@@ -126,6 +131,7 @@ def prescribed_pi_weights(adj, pi, *, scale: float | None = None) -> np.ndarray:
         scale: c. Default ``0.5 · min_i π_i / L_ii`` over agents with ``L_ii > 0``.
 
     Example:
+        >>> from decentral.graphs import ring
         >>> pi = np.array([0.4, 0.3, 0.2, 0.1])
         >>> W = prescribed_pi_weights(ring(4), pi)
         >>> bool(np.allclose(pi @ W, pi))
