@@ -1,4 +1,4 @@
-"""Broken theorem hypotheses are warnings, not errors (DESIGN §6).
+"""Broken theorem hypotheses are warnings, not errors.
 
 An experiment may break a hypothesis on purpose (a graph that is not B-connected, more than H
 Byzantine in-neighbours, a step size outside the theorem's computable condition): the run
@@ -6,7 +6,12 @@ proceeds, a :class:`HypothesisWarning` is raised, and ``proofs_checks`` records 
 the claim's "hypotheses failed" list.
 
 Example:
-    >>> warn_hypothesis("graph is not (2H+1)-robust: r = 2 < 3")
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warn_hypothesis("graph is not (2H+1)-robust: r = 2 < 3")
+    >>> caught[0].category.__name__, str(caught[0].message)
+    ('HypothesisWarning', 'graph is not (2H+1)-robust: r = 2 < 3')
 """
 
 from __future__ import annotations

@@ -2,7 +2,9 @@
 
 Example:
     >>> fig, ax = plot_curves(np.arange(1, 11), {"error": np.ones((3, 10))}, logy=True)
-    >>> fig.savefig("curves.png")
+    >>> ax.get_yscale()
+    'log'
+    >>> plt.close(fig)
 """
 
 from __future__ import annotations
