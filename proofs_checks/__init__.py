@@ -3,7 +3,9 @@
 Each family module (``graphs``, ``consensus_sa``, ``push_sum``, ``bandits``, ``resilient_ac``)
 registers its claims with :func:`proofs_checks.registry.claim`; the command discovers them, runs
 the ones selected by ``--only`` (substring of the id, e.g. ``--only bandits``), prints a verdict
-table and writes ``proofs_checks/out/report.md`` and ``report.json``.
+table and writes ``proofs_checks/out/report.md`` and ``report.json`` (``report-only.md`` and
+``report-only.json`` for an ``--only`` run, beside the full report). The harness's conventions
+(claim families, claim-id rule, default output folder) live in :mod:`proofs_checks.registry`.
 
 Example:
     python -m proofs_checks --list

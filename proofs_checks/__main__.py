@@ -6,8 +6,13 @@ Usage::
                             [--base-seed K] [--list] [--quiet]
 
 ``--only`` selects claims whose id contains the pattern (substring); it may be repeated or hold
-comma-separated patterns, and a claim matching any of them runs. The command enables float64 in
-JAX before any array is created and uses matplotlib's Agg backend.
+comma-separated patterns, and a claim matching any of them runs. A full run writes
+``DIR/report.md`` and ``DIR/report.json``; an ``--only`` run writes ``DIR/report-only.md`` and
+``DIR/report-only.json`` beside them, so checking one claim never overwrites the full report.
+
+First thing, the command asks JAX for one CPU device per core
+(:func:`decentral.devices.use_all_cpu_cores`; the runner spreads the seeds over them), then
+enables float64 before any array is created and selects matplotlib's Agg backend.
 
 Exit status: 0 when the run completed, whatever the verdicts (a FAIL is a finding, not a crash);
 1 when any claim ended in ERROR (or a claims module failed to import); 2 for usage errors, such as
@@ -18,24 +23,20 @@ still written).
 from __future__ import annotations
 
 import argparse
-import datetime as _dt
-import importlib.metadata
 import pathlib
-import platform
-import subprocess
 import sys
+import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from decentral._cli import positive_int
-from decentral.verify.claims import FAMILIES, CheckContext, Claim, ClaimResult, Kind, Verdict
+from decentral._cli import positive_int, verification_backends
+from decentral.results import provenance
+from decentral.verify.claims import CheckContext, Claim, ClaimResult, Kind, Verdict
 from decentral.verify.claims import run_claim as _run_claim
 from decentral.verify.report import format_summary, format_table, write_report
 from proofs_checks import registry as _registry
 
-__all__ = ["main", "build_parser", "run_context"]
-
-_VERSIONED = ("numpy", "scipy", "jax", "jaxlib", "networkx", "matplotlib")
+__all__ = ["main", "build_parser", "run_context", "report_stem"]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -49,40 +50,31 @@ def build_parser() -> argparse.ArgumentParser:
                    help="paper-scale sizes (slow); the default is the quick size")
     p.add_argument("--only", action="append", metavar="PATTERN",
                    help="run claims whose id contains PATTERN; repeat or comma-separate for "
-                        "several (any match), e.g. --only bandits or --only graphs.,push_sum.")
+                        "several (any match), e.g. --only bandits or --only graphs.,push_sum. "
+                        "The report is then report-only.md / .json, beside the full one.")
     p.add_argument("--seeds", type=positive_int, metavar="N",
                    help="override the number of seeds of every statistical claim")
     p.add_argument("--base-seed", type=int, default=0, metavar="K",
                    help="offset added to every claim's seeds (default 0)")
-    p.add_argument("--out", type=pathlib.Path, default=pathlib.Path("proofs_checks/out"),
+    p.add_argument("--out", type=pathlib.Path, default=_registry.DEFAULT_OUT_DIR,
                    metavar="DIR", help="output folder for report.md, report.json and figures "
-                                       "(default proofs_checks/out)")
+                                       f"(default {_registry.DEFAULT_OUT_DIR.as_posix()})")
     p.add_argument("--list", action="store_true", help="list the selected claims and exit")
     p.add_argument("--quiet", action="store_true",
                    help="no progress lines; print only the verdict table and summary")
     return p
 
 
-def _git_commit() -> str | None:
-    root = pathlib.Path(__file__).resolve().parent.parent
-    try:
-        proc = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True,
-                              text=True, timeout=10, check=False)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    commit = proc.stdout.strip()
-    return commit if proc.returncode == 0 and commit else None
-
-
-def _version(pkg: str) -> str | None:
-    try:
-        return importlib.metadata.version(pkg)
-    except importlib.metadata.PackageNotFoundError:
-        return None
+def report_stem(patterns: Sequence[str]) -> str:
+    """File name of the report: ``"report"`` for a full run, ``"report-only"`` when ``--only``
+    selected a subset, so a partial run never overwrites the full report."""
+    return "report-only" if patterns else "report"
 
 
 def run_context(ctx: CheckContext, patterns: Sequence[str], argv: Sequence[str]) -> dict[str, Any]:
-    """The reproducibility record of a run: mode, seeds, versions, JAX settings, commit, date."""
+    """The reproducibility record of a run: the options, then
+    :func:`decentral.results.provenance` (package versions, JAX settings and devices, git commit,
+    platform, date)."""
     info: dict[str, Any] = {
         "mode": ctx.mode,
         "seeds_override": ctx.seeds,
@@ -90,27 +82,14 @@ def run_context(ctx: CheckContext, patterns: Sequence[str], argv: Sequence[str])
         "only": list(patterns),
         "out_dir": str(ctx.out_dir),
         "argv": list(argv),
-        "date_utc": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
-        "python": platform.python_version(),
-        "platform": platform.platform(),
-        "git_commit": _git_commit(),
-        "versions": {pkg: _version(pkg) for pkg in _VERSIONED},
     }
     try:
         import jax
-    except ImportError as exc:
-        info["jax"] = f"unavailable: {exc}"
-        return info
-    for key, get in (
-        ("jax_enable_x64", lambda: bool(jax.config.jax_enable_x64)),
-        ("jax_default_prng_impl", lambda: str(jax.config.jax_default_prng_impl)),
-        ("jax_backend", jax.default_backend),
-        ("jax_devices", lambda: [str(d) for d in jax.devices()]),
-    ):
-        try:
-            info[key] = get()
-        except Exception as exc:  # noqa: BLE001 - the record must not sink the run
-            info[key] = f"unavailable: {exc}"
+
+        info["cpu_devices"] = len(jax.devices("cpu"))
+    except Exception as exc:  # noqa: BLE001 - the record must not sink the run
+        info["cpu_devices"] = f"unavailable: {exc}"
+    info.update(provenance())
     return info
 
 
@@ -123,31 +102,15 @@ def _import_failure_claim(module: str, tb: str) -> Claim:
                  source="harness", kind=Kind.EXACT, run=fail)
 
 
-def _setup_backends() -> bool | None:
-    """Float64 in JAX (before any array exists) and matplotlib's Agg backend; return old x64."""
-    previous = None
-    try:
-        import jax
+def _use_all_cpu_cores() -> None:
+    """One JAX CPU device per core, so the runner can spread seeds over every core. Effective
+    only before JAX starts its backend (as in ``python -m proofs_checks``); where ``main`` is
+    called inside a process that already computed with JAX, the device count stays as it is."""
+    from decentral.devices import use_all_cpu_cores
 
-        previous = bool(jax.config.jax_enable_x64)
-        jax.config.update("jax_enable_x64", True)
-    except ImportError:
-        pass
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg", force=True)
-    except Exception:  # noqa: BLE001 - plotting is optional for the harness
-        pass
-    return previous
-
-
-def _restore_x64(previous: bool | None) -> None:
-    if previous is None:
-        return
-    import jax
-
-    jax.config.update("jax_enable_x64", previous)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=r"use_all_cpu_cores\(", category=RuntimeWarning)
+        use_all_cpu_cores()
 
 
 def _print_list(claims: Sequence[Claim]) -> None:
@@ -168,6 +131,7 @@ def main(argv: Sequence[str] | None = None, *, registry: Mapping[str, Claim] | N
     Returns:
         0 run completed, 1 some claim ERROR, 2 usage error, 130 interrupted.
     """
+    _use_all_cpu_cores()  # first: before anything starts JAX's backend
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
     try:
@@ -175,11 +139,8 @@ def main(argv: Sequence[str] | None = None, *, registry: Mapping[str, Claim] | N
     except SystemExit as exc:  # argparse exits 2 on bad usage, 0 on --help
         return exc.code if isinstance(exc.code, int) else 2
 
-    previous_x64 = _setup_backends()
-    try:
+    with verification_backends():
         return _main(args, argv, registry)
-    finally:
-        _restore_x64(previous_x64)
 
 
 def _main(args: argparse.Namespace, argv: list[str], registry: Mapping[str, Claim] | None) -> int:
@@ -187,7 +148,7 @@ def _main(args: argparse.Namespace, argv: list[str], registry: Mapping[str, Clai
     if registry is None:
         pool: dict[str, Claim] = dict(_registry.discover())
         for module, tb in _registry.DISCOVERY_ERRORS.items():
-            if module in FAMILIES:
+            if module in _registry.FAMILIES:
                 fake = _import_failure_claim(module, tb)
                 pool[fake.id] = fake
             else:
@@ -252,8 +213,12 @@ def _main(args: argparse.Namespace, argv: list[str], registry: Mapping[str, Clai
     print(format_table(results))
     print()
     print(format_summary(results))
-    md_path, json_path = write_report(results, ctx.out_dir, context)
+    md_path, json_path = write_report(results, ctx.out_dir, context,
+                                      stem=report_stem(patterns))
     print(f"report: {md_path}  {json_path}")
+    if patterns:
+        print(f"(--only run: written beside the full report {ctx.out_dir / 'report.md'}, which "
+              "is left as it was)")
     for module, tb in module_errors.items():
         print(f"error: module proofs_checks.{module} failed to import:\n{tb}", file=sys.stderr)
     if interrupted:

@@ -5,11 +5,14 @@ inputs explicitly, so the tests can feed the same judge a planted violation (a w
 wrong robustness value, a wrong consensus target) and see it return FAIL.
 
 Sources: LeBlanc, Zhang, Koutsoukos, Sundaram, "Resilient Asymptotic Consensus in Robust
-Networks", IEEE JSAC 31(4) 2013 (r-robustness); Lin, Gupta, Liu, "Finite-Time Error Bounds for
-Distributed Linear Stochastic Approximation" (absolute probability sequence, Definition 2 and
-Lemma 1; the prescribed-π construction of the SA spec §2.5(a)); classical consensus
+Networks", IEEE JSAC 31(4) 2013 (r-robustness); Usevitch & Panagou (r-robustness as a MILP);
+Lin, Gupta, Liu, "Finite-Time Error Bounds for Distributed Linear Stochastic Approximation"
+(absolute probability sequence, Definition 2 and Lemma 1); classical consensus
 x(t+1) = W(t) x(t) (Touri 2012; Nedić & Liu 2017): on a uniformly strongly connected
-row-stochastic sequence with positive diagonals, x(t) → 1 π_0ᵀ x(0) geometrically.
+row-stochastic sequence with positive diagonals, x(t) → 1 π_0ᵀ x(0) geometrically. The reference
+values these claims compare with (robustness of the test graphs, the prescribed-π construction,
+the Perron vector of the ring with a chord, the consensus limit and the rules that judge it) are
+derived in ``docs/graphs.md``.
 """
 
 from __future__ import annotations
@@ -22,8 +25,9 @@ import jax.numpy as jnp
 import numpy as np
 
 import decentral.graphs as g
+from decentral.consensus import consensus
 from decentral.plotting import plot_curves, plt
-from decentral.runner import Algorithm, run
+from decentral.runner import run, seed_keys
 from decentral.verify import CheckContext, Kind, Outcome, Verdict
 from decentral.verify.stats import geometric_rate
 
@@ -31,6 +35,7 @@ from .registry import claim
 
 LEBLANC = "LeBlanc, Zhang, Koutsoukos, Sundaram, IEEE JSAC 31(4) 2013"
 LGL = "Lin, Gupta, Liu, Finite-Time Error Bounds for Distributed Linear SA"
+DOCS = "docs/graphs.md"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -38,7 +43,9 @@ LGL = "Lin, Gupta, Liu, Finite-Time Error Bounds for Distributed Linear SA"
 # ---------------------------------------------------------------------------------------------
 
 def robustness_cases() -> list[tuple[str, np.ndarray, int]]:
-    """(name, adjacency, expected r) of the known values stated in the literature / spec."""
+    """(name, adjacency, expected r): K_n is ceil(n/2)-robust and a directed ring 1-robust
+    (LeBlanc et al. 2013); the 5-agent circulant where i hears i+1, i+2, i+3 is exactly
+    2-robust (derived in docs/graphs.md §1)."""
     cases = [(f"K_{n}", g.complete(n), math.ceil(n / 2)) for n in range(2, 10)]
     cases += [(f"directed ring C_{n}", g.ring(n), 1) for n in (3, 5, 8)]
     cases.append(("5 agents, i hears i+1..i+3 (resilient AC graph)", g.circulant(5, [-1, -2, -3]),
@@ -58,6 +65,9 @@ def check_robustness(cases: list[tuple[str, np.ndarray, int]]) -> Outcome:
     return Outcome(
         verdict=Verdict.FAIL if wrong else Verdict.PASS,
         measured={"cases": rows, "mismatches": wrong}, headline=["mismatches"],
+        descriptions={"cases": "graph -> stated r and the r computed by exact enumeration "
+                               "(largest r such that the graph is r-robust; an integer)",
+                      "mismatches": "graphs whose computed r differs from the stated one"},
         threshold="computed r == stated r for every graph",
         details="" if not wrong else f"mismatch on {wrong}",
         size=f"{len(cases)} graphs",
@@ -67,7 +77,7 @@ def check_robustness(cases: list[tuple[str, np.ndarray, int]]) -> Outcome:
 @claim("graphs.robustness_known_values",
        statement="K_n is ceil(n/2)-robust; a directed ring is 1-robust; the 5-agent graph where "
                  "i hears i+1, i+2, i+3 (mod 5) is exactly 2-robust",
-       source=f"{LEBLANC}; resilient-AC spec §11", kind=Kind.EXACT)
+       source=f"{LEBLANC} (K_n, rings); {DOCS} §1 (the 5-agent circulant)", kind=Kind.EXACT)
 def _robustness_known_values(ctx: CheckContext) -> Outcome:
     return check_robustness(robustness_cases())
 
@@ -82,6 +92,9 @@ def check_enumeration_equals_milp(adjs: list[np.ndarray]) -> Outcome:
     return Outcome(
         verdict=Verdict.FAIL if disagree else Verdict.PASS,
         measured={"graphs": len(adjs), "disagreements": disagree},
+        descriptions={"graphs": "number of random digraphs compared",
+                      "disagreements": "graphs where the two methods gave different r (graph "
+                                       "index, r by enumeration, r by MILP)"},
         threshold="enumeration == MILP on every graph",
         size=f"{len(adjs)} random digraphs, n in 4..9",
     )
@@ -119,7 +132,8 @@ PRESCRIBED_PI = np.array([0.30, 0.20, 0.15, 0.15, 0.12, 0.08])
 
 
 def prescribed_pi_stack(num_steps: int, seed: int, pi: np.ndarray = PRESCRIBED_PI) -> np.ndarray:
-    """Explicit stack of W_t = I − c D_π⁻¹ L_t over sub-cycles drawn at random (shared π)."""
+    """Explicit stack of W_t = I − c D_π⁻¹ L_t over sub-cycles drawn at random (every W_t has
+    left eigenvector π; docs/graphs.md §2)."""
     subs = [g.prescribed_pi_weights(a, pi) for a in prescribed_pi_subcycles()]
     order = np.random.default_rng(seed).integers(len(subs), size=num_steps)
     return np.stack([subs[k] for k in order])
@@ -135,6 +149,17 @@ def check_aps_recovers(seq, num_steps: int, pi_known: np.ndarray, *, tol: float 
         verdict=Verdict.PASS if err <= tol else Verdict.FAIL,
         measured={"max_abs_error": err, "recursion_error_estimate": info.error,
                   "horizon": info.horizon, "exact_form": info.exact},
+        descriptions={
+            "max_abs_error": "max over t <= T and agents i of |pi_t^i - pi^i| (probability, "
+                             "dimensionless)",
+            "recursion_error_estimate": "change of pi_0..pi_T between the last two horizons of "
+                                        "the backward recursion (its accuracy estimate)",
+            "horizon": "step H where the backward recursion started from uniform pi_H: "
+                       "2T + 64 at first, H - T doubled until pi_0..pi_T changed < 1e-13 "
+                       "(a step count, not T)",
+            "exact_form": "True if pi came from a closed form (static or periodic sequence) "
+                          "instead of the backward recursion",
+        },
         threshold=f"max_t max_i |pi_t^i - pi^i| <= {tol:g}",
         size=f"N={len(pi_known)}, T={num_steps}",
     )
@@ -144,7 +169,8 @@ def check_aps_recovers(seq, num_steps: int, pi_known: np.ndarray, *, tol: float 
        statement="for a time-varying sequence W_t = I - c D_pi^-1 L_t on weight-balanced "
                  "sub-cycles (non-doubly stochastic), the absolute probability sequence is the "
                  "prescribed pi at every t",
-       source=f"{LGL}, Definition 2 and Lemma 1 (uniqueness); SA spec §2.5(a)", kind=Kind.EXACT)
+       source=f"{LGL}, Definition 2 and Lemma 1 (uniqueness); construction: {DOCS} §2",
+       kind=Kind.EXACT)
 def _aps_prescribed_pi(ctx: CheckContext) -> Outcome:
     steps = 2000 if ctx.full else 300
     stack = prescribed_pi_stack(8 * steps, ctx.base_seed)
@@ -155,21 +181,55 @@ def _aps_prescribed_pi(ctx: CheckContext) -> Outcome:
 # Plain consensus x(t+1) = W(t) x(t), run through the runner over many seeds
 # ---------------------------------------------------------------------------------------------
 
-def consensus_algorithm(seq: g.GraphSequence, target_weights: np.ndarray) -> Algorithm:
-    """x(t+1) = W(t) x(t) with x(0) ~ N(0, I_N); the state carries the claimed limit
-    c = target_weightsᵀ x(0) so the error |x_i(t) − c| can be recorded."""
-    weights = jnp.asarray(target_weights)
+def initial_values(seq: g.GraphSequence, seeds: list[int]) -> np.ndarray:
+    """``[S, N]`` the x(0) each seed starts from in :func:`decentral.consensus.consensus` (drawn
+    from N(0, I) with the seed's init key, :func:`decentral.runner.seed_keys`), on the host."""
+    alg = _consensus_for(seq)
+    init = jax.jit(alg.init)
+    return np.stack([np.asarray(init(seed_keys(s)[0], None).x) for s in seeds])
 
-    def init(key, params):
-        x0 = jax.random.normal(key, (seq.n,), dtype=weights.dtype)
-        return (x0, weights @ x0)
 
-    def step(key, state, params, t, x_t):
-        x, target = state
-        return (g.mix(seq.at(t), x), target), None
+def _consensus_for(seq: g.GraphSequence):
+    per_seed = seq.form == "random" and not seq.shared_across_seeds
+    return consensus(seq, per_seed_graphs=per_seed)
 
-    return Algorithm(init=init, step=step, name="plain_consensus", version="1",
-                     max_horizon=seq.length)
+
+#: What each measured number of :func:`check_consensus_limit` is (printed in the report). x is
+#: dimensionless: x(0) ~ N(0, I), so errors and spreads are in units of one standard deviation
+#: of the initial values.
+CONSENSUS_DESCRIPTIONS = {
+    "final_max_error": "max over seeds and agents of |x_i(T) - c| at the last step T, c = "
+                       "w^T x(0) the claimed limit (units of x)",
+    "final_max_spread": "max over seeds of max_i x_i(T) - min_i x_i(T) (units of x)",
+    "initial_mean_error": "mean over seeds of max_i |x_i(0) - c| (units of x), the scale the "
+                          "error starts from",
+    "paths_converged": "number of seeds whose error at T is <= the tolerance",
+    "paths": "number of seeds (sample paths, independent draws of x(0))",
+    "path_failure_prob_upper95": "one-sided 95% upper bound 1 - 0.05^(1/S) on the probability "
+                                 "that a path fails, given none of the S paths failed",
+    "rate_per_step": "geometric contraction factor per step of the seed-mean error: "
+                     "exp(slope) of log(mean error) against t on the fit window; 0.7 means "
+                     "the error shrinks by 30% per step",
+    "rate_ci": "95% bootstrap interval (over seeds) of rate_per_step; lower = upper with one "
+               "seed (an exact fit, no interval)",
+    "fit_window": "first and last step t of the rate fit: the steps where the mean error is "
+                  "above the round-off floor 1e-12",
+    "graph_draws": "whether the graphs are deterministic, one random realisation shared by "
+                   "all seeds, or drawn per seed",
+    "limit_outside_hull": "max over seeds and t of (max_i |x_i(t) - c|) - spread(t): > 0 means "
+                          "c left the agents' convex hull (units of x); <= 1e-10 passes",
+    "max_spread_growth": "max over seeds and t of spread(t+1) - spread(t) - 1e-10 (1 + "
+                         "spread(t)), the one-step hull growth beyond the round-off allowance "
+                         "(units of x); <= 0 means the hull never grew, and -1e-10 is its "
+                         "value once the spread has reached 0",
+    "paths_without_consensus": "seeds whose spread at T is > 100 x tolerance and within a "
+                               "relative 1e-6 of the spread at T/2 (stalled)",
+    "steps_above_roundoff": "number of steps t whose seed-mean error is above 1e-12 (< 4: the "
+                            "error vanished in finitely many steps)",
+    "limit_weights": "w, the claimed limit weights of c = w^T x(0) (a stochastic vector)",
+    "pi0_distance_from_uniform": "max_i |pi_0^i - 1/N|: how far the limit weights are from a "
+                                 "plain average (dimensionless)",
+}
 
 
 def check_consensus_limit(seq: g.GraphSequence, target_weights: np.ndarray, *, num_seeds: int,
@@ -200,15 +260,21 @@ def check_consensus_limit(seq: g.GraphSequence, target_weights: np.ndarray, *, n
     seeds: 0.046; 1000 under ``--full``); for a random graph sequence shared by the seeds this
     is for one realisation of the graphs (``measured["graph_draws"]``).
     """
-    def record(state):
-        x, target = state
-        return {"error": jnp.max(jnp.abs(x - target)), "spread": jnp.max(x) - jnp.min(x)}
+    seeds = list(range(seed0, seed0 + num_seeds))
+    algorithm = _consensus_for(seq)
+    # the claimed limit of each path, c = w^T x(0), from the x(0) the algorithm starts from
+    target = initial_values(seq, seeds) @ np.asarray(target_weights, dtype=np.float64)
 
-    result = run(consensus_algorithm(seq, target_weights), None, list(range(seed0, seed0 +
-                 num_seeds)), num_steps, record_every=1, record_fn=record, record_initial=True,
-                 progress=False)
-    err = np.asarray(result.records["error"])            # [S, T + 1]
-    spread = np.asarray(result.records["spread"])
+    def record(state):
+        return {"max": jnp.max(state.x), "min": jnp.min(state.x)}
+
+    result = run(algorithm, None, seeds, num_steps, record_every=1, record_fn=record,
+                 record_initial=True, progress=False)
+    x_max = np.asarray(result.records["max"])             # [S, T + 1]
+    x_min = np.asarray(result.records["min"])
+    # max_i |x_i(t) - c| = max(max_i x_i(t) - c, c - min_i x_i(t)), exactly
+    err = np.maximum(x_max - target[:, None], target[:, None] - x_min)
+    spread = x_max - x_min
     steps = np.asarray(result.record_steps)
     final_err, final_spread = float(err[:, -1].max()), float(spread[:, -1].max())
     mean_err = err.mean(axis=0)
@@ -266,20 +332,21 @@ def check_consensus_limit(seq: g.GraphSequence, target_weights: np.ndarray, *, n
                   "the agents' hull by > 1e-10, or the hull grew, or a path's spread at T is > "
                   f"{100 * tol:g} and within 1e-6 (relative) of its value at T/2",
         size=f"N={seq.n}, T={num_steps}, seeds={num_seeds}",
+        descriptions={k: CONSENSUS_DESCRIPTIONS[k] for k in measured},
         details="" if verdict != Verdict.INCONCLUSIVE else
         "not converged within T; rerun with --full (longer horizon)",
     )
 
 
 def ring_with_chord() -> np.ndarray:
-    """Directed ring i -> i+1 (mod 6) plus the chord 3 -> 0 (SA spec §5.8.4)."""
+    """Directed ring i -> i+1 (mod 6) plus the chord 3 -> 0, with self-loops."""
     return g.add_self_loops(g.ring(6) | g.from_edges(6, [(3, 0)]))
 
 
 @claim("graphs.perron_ring_chord",
        statement="the row-normalised directed 6-ring with chord 3->0 has left Perron vector "
                  "(3,4,4,4,2,2)/19",
-       source="SA spec §5.8.4 (derived reference value)", kind=Kind.EXACT)
+       source=f"reference value derived in {DOCS} §3", kind=Kind.EXACT)
 def _perron_ring_chord(ctx: CheckContext) -> Outcome:
     return check_perron_reference(g.row_stochastic(ring_with_chord()),
                                   np.array([3, 4, 4, 4, 2, 2]) / 19)
@@ -293,6 +360,8 @@ def check_perron_reference(W: np.ndarray, reference: np.ndarray, *, tol: float =
     return Outcome(verdict=Verdict.PASS if err <= tol else Verdict.FAIL,
                    measured={"pi": pi.tolist(), "max_abs_error": err},
                    headline=["max_abs_error"],
+                   descriptions={"pi": "computed left Perron vector (pi^T W = pi^T, sums to 1)",
+                                 "max_abs_error": "max_i |pi_i - ref_i| (dimensionless)"},
                    threshold=f"max_i |pi_i - ref_i| <= {tol:g}", size=f"N={len(reference)}")
 
 
@@ -331,13 +400,15 @@ def _run_consensus_claim(claim_id: str, setup, ctx: CheckContext) -> Outcome:
     outcome = check_consensus_limit(**inputs, num_seeds=ctx.seed_count(64, 1000),
                                     seed0=ctx.base_seed, figure=ctx.figure_path(claim_id, "error"))
     outcome.measured["limit_weights"] = np.asarray(inputs["target_weights"]).tolist()
+    outcome.descriptions["limit_weights"] = CONSENSUS_DESCRIPTIONS["limit_weights"]
     return outcome
 
 
 @claim("graphs.consensus_static_perron",
        statement="x(t+1) = W x(t) with a fixed strongly connected row-stochastic W (not doubly "
                  "stochastic) converges geometrically to 1 pi^T x(0), pi the left Perron vector",
-       source="classical consensus; LGL §1.5 (fixed W: pi_t = Perron vector)", kind=Kind.RATE)
+       source=f"classical consensus; {LGL}, Definition 2 (fixed W: pi_t = Perron vector); "
+              f"{DOCS} §4", kind=Kind.RATE)
 def _consensus_static(ctx: CheckContext) -> Outcome:
     return _run_consensus_claim("graphs.consensus_static_perron", setup_consensus_static, ctx)
 
@@ -346,7 +417,8 @@ def _consensus_static(ctx: CheckContext) -> Outcome:
        statement="on a time-varying, non-doubly-stochastic sequence sharing the left "
                  "eigenvector pi (W_t = I - c D_pi^-1 L_t), consensus converges geometrically "
                  "to 1 pi^T x(0)",
-       source=f"{LGL}, Definition 2, Lemma 1; SA spec §2.5(a)", kind=Kind.RATE)
+       source=f"{LGL}, Definition 2, Lemma 1; construction and limit: {DOCS} §2, §4",
+       kind=Kind.RATE)
 def _consensus_prescribed(ctx: CheckContext) -> Outcome:
     return _run_consensus_claim("graphs.consensus_prescribed_pi", setup_consensus_prescribed, ctx)
 
@@ -354,7 +426,8 @@ def _consensus_prescribed(ctx: CheckContext) -> Outcome:
 @claim("graphs.consensus_doubly_average",
        statement="on the time-varying one-peer exponential sequence (doubly stochastic), "
                  "consensus converges to the plain average",
-       source="classical consensus (pi_t = 1/N for doubly stochastic W_t)", kind=Kind.RATE)
+       source=f"classical consensus (pi_t = 1/N for doubly stochastic W_t); {DOCS} §4",
+       kind=Kind.RATE)
 def _consensus_doubly(ctx: CheckContext) -> Outcome:
     return _run_consensus_claim("graphs.consensus_doubly_average", setup_consensus_doubly, ctx)
 
@@ -363,11 +436,14 @@ def _consensus_doubly(ctx: CheckContext) -> Outcome:
        statement="on a random edge-drop sequence over K_10 with row-stochastic re-weighting "
                  "(pi_t not constant), consensus converges to 1 pi_0^T x(0), pi_0 of the "
                  "absolute probability sequence computed by backward recursion",
-       source=f"{LGL}, Definition 2 (pi_t^T = pi_(t+1)^T W_t); Lemma 1", kind=Kind.RATE)
+       source=f"{LGL}, Definition 2 (pi_t^T = pi_(t+1)^T W_t); Lemma 1; {DOCS} §4",
+       kind=Kind.RATE)
 def _consensus_random(ctx: CheckContext) -> Outcome:
     outcome = _run_consensus_claim("graphs.consensus_random_aps", setup_consensus_random, ctx)
     pi0 = np.asarray(outcome.measured["limit_weights"])
     outcome.measured["pi0_distance_from_uniform"] = float(np.abs(pi0 - 0.1).max())
+    outcome.descriptions["pi0_distance_from_uniform"] = \
+        CONSENSUS_DESCRIPTIONS["pi0_distance_from_uniform"]
     return outcome
 
 

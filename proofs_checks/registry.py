@@ -1,7 +1,10 @@
 """The claim registry: ``@claim(...)`` registers a check, :func:`discover` imports every module.
 
 A family module (``proofs_checks/graphs.py``, ``proofs_checks/bandits.py``, ...) declares its
-claims with the decorator; ``python -m proofs_checks`` discovers and runs them.
+claims with the decorator; ``python -m proofs_checks`` discovers and runs them. This module owns
+the harness's conventions: the claim families (:data:`FAMILIES`), the claim-id rule
+(:func:`validate_claim_id`: ``"<family>.<name>"``) and the default output folder
+(:data:`DEFAULT_OUT_DIR`).
 
 Example:
     >>> from decentral.verify import Kind, Outcome, Verdict
@@ -16,15 +19,25 @@ Example:
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
-import traceback
+import pathlib
+import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from decentral._cli import import_submodules, split_patterns
 from decentral.verify.claims import CheckContext, Claim, Kind, Outcome
 
-__all__ = ["REGISTRY", "DISCOVERY_ERRORS", "claim", "discover", "select", "split_patterns"]
+__all__ = ["FAMILIES", "DEFAULT_OUT_DIR", "REGISTRY", "DISCOVERY_ERRORS", "validate_claim_id",
+           "claim", "discover", "select", "split_patterns"]
+
+#: The claim families, one per algorithm family of the library (and one per module here).
+FAMILIES: tuple[str, ...] = ("graphs", "consensus_sa", "push_sum", "bandits", "resilient_ac")
+
+#: Where ``python -m proofs_checks`` writes its report and figures unless ``--out`` says
+#: otherwise (relative to the working directory).
+DEFAULT_OUT_DIR = pathlib.Path("proofs_checks/out")
+
+_NAME_RE = re.compile(r"^[a-z][a-z0-9_]*$")
 
 #: Every registered claim, by id.
 REGISTRY: dict[str, Claim] = {}
@@ -32,7 +45,43 @@ REGISTRY: dict[str, Claim] = {}
 #: Modules of the package that failed to import during :func:`discover`: name -> traceback text.
 DISCOVERY_ERRORS: dict[str, str] = {}
 
-_SKIP = {"registry", "__main__"}
+
+
+def validate_claim_id(claim_id: str) -> str:
+    """Check that ``claim_id`` is ``"<family>.<name>"`` with a known family; return it.
+
+    Args:
+        claim_id: e.g. ``"bandits.star_hub_slope"``.
+
+    Raises:
+        ValueError: if the id is not a string of the form ``family.name``, the family is not one of
+            :data:`FAMILIES`, or the name is not lower-case letters, digits and underscores.
+
+    Example:
+        >>> validate_claim_id("graphs.ring_is_strong")
+        'graphs.ring_is_strong'
+    """
+    if not isinstance(claim_id, str):
+        raise ValueError(
+            f"claim id must be a string like 'graphs.ring_is_strong'; got {claim_id!r}."
+        )
+    family, dot, name = claim_id.partition(".")
+    if not dot:
+        raise ValueError(
+            f"claim id {claim_id!r} has no family prefix; write it as '<family>.<name>' with "
+            f"family one of {', '.join(FAMILIES)}."
+        )
+    if family not in FAMILIES:
+        raise ValueError(
+            f"claim id {claim_id!r} has unknown family {family!r}; use one of "
+            f"{', '.join(FAMILIES)}."
+        )
+    if not _NAME_RE.match(name):
+        raise ValueError(
+            f"claim id {claim_id!r}: the name part {name!r} must be lower-case letters, digits and "
+            "underscores, starting with a letter (e.g. 'star_hub_slope')."
+        )
+    return claim_id
 
 
 def _origin(fn: Callable[..., Any]) -> tuple[str, str]:
@@ -60,9 +109,11 @@ def claim(
         registry: where to register (default :data:`REGISTRY`); tests pass their own dict.
 
     Raises:
-        ValueError: a malformed id, or an id already registered by a different function
-            (re-importing the same module re-registers the same function and is allowed).
+        ValueError: a malformed id (see :func:`validate_claim_id`), or an id already registered
+            by a different function (re-importing the same module re-registers the same
+            function and is allowed).
     """
+    validate_claim_id(id)
     target = REGISTRY if registry is None else registry
 
     def decorate(fn: Callable[[CheckContext], Outcome]) -> Callable[[CheckContext], Outcome]:
@@ -86,30 +137,8 @@ def discover() -> dict[str, Claim]:
     does not stop discovery: its traceback is stored in :data:`DISCOVERY_ERRORS` (the CLI reports
     it as an ERROR and exits non-zero).
     """
-    import proofs_checks
-
-    for info in sorted(pkgutil.iter_modules(proofs_checks.__path__), key=lambda m: m.name):
-        name = info.name
-        if name in _SKIP or name.startswith("_"):
-            continue
-        try:
-            importlib.import_module(f"proofs_checks.{name}")
-        except Exception:  # noqa: BLE001 - one broken module must not hide the others
-            DISCOVERY_ERRORS[name] = traceback.format_exc()
-        else:
-            DISCOVERY_ERRORS.pop(name, None)
+    import_submodules("proofs_checks", DISCOVERY_ERRORS)
     return REGISTRY
-
-
-def split_patterns(only: str | Iterable[str] | None) -> list[str]:
-    """``--only`` values as a flat list: each may hold several comma-separated patterns."""
-    if only is None:
-        return []
-    items = [only] if isinstance(only, str) else list(only)
-    out: list[str] = []
-    for item in items:
-        out += [p.strip() for p in str(item).split(",") if p.strip()]
-    return out
 
 
 def select(

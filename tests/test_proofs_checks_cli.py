@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -12,7 +13,7 @@ import pytest
 
 from decentral.verify import CheckContext, Claim, Kind, Outcome, Verdict
 from proofs_checks import registry
-from proofs_checks.__main__ import main
+from proofs_checks.__main__ import build_parser, main
 
 WORDS = ("PASS", "FAIL", "INCONCLUSIVE", "ERROR")
 REPO = Path(__file__).resolve().parent.parent
@@ -74,6 +75,24 @@ def test_claim_decorator_registers_and_rejects_duplicates():
                        registry=reg)(other)
     with pytest.raises(ValueError, match="family"):
         registry.claim("bandit.one", statement="s", source="p", kind="exact", registry=reg)(fn)
+
+
+@pytest.mark.parametrize("bad", ["nofamily", "gaphs.x", "graphs.", "graphs.Bad-Name", 3,
+                                 "graphs.1x"])
+def test_claim_id_validation(bad):
+    with pytest.raises(ValueError):
+        registry.validate_claim_id(bad)
+    with pytest.raises(ValueError):
+        registry.claim(bad, statement="s", source="p", kind="exact", registry={})(
+            lambda ctx: None)
+
+
+def test_harness_conventions_live_in_the_registry():
+    assert registry.FAMILIES == ("graphs", "consensus_sa", "push_sum", "bandits",
+                                 "resilient_ac")
+    assert registry.validate_claim_id("push_sum.mass_conserved") == "push_sum.mass_conserved"
+    assert registry.DEFAULT_OUT_DIR == Path("proofs_checks/out")
+    assert build_parser().parse_args([]).out == registry.DEFAULT_OUT_DIR
 
 
 def test_select_by_substring(fake_registry):
@@ -148,10 +167,15 @@ def test_run_with_an_error_exits_1(fake_registry, tmp_path, capsys):
         "graphs.fake_fail": "FAIL", "graphs.fake_pass": "PASS", "push_sum.fake_raises": "ERROR"}
     ctx_record = data["context"]
     assert ctx_record["mode"] == "full" and ctx_record["seeds_override"] == 7
-    assert ctx_record["jax_enable_x64"] is True
-    for pkg in ("numpy", "scipy", "jax", "networkx"):
+    # the provenance part is decentral.results.provenance(), one record for every file
+    from decentral.results import PROVENANCE_PACKAGES, provenance
+
+    assert set(provenance()) <= set(ctx_record)
+    assert ctx_record["jax"]["enable_x64"] is True
+    assert set(ctx_record["versions"]) == set(PROVENANCE_PACKAGES) | {"python"}
+    for pkg in ("numpy", "scipy", "jax", "networkx", "matplotlib", "python"):
         assert ctx_record["versions"][pkg]
-    assert "python" in ctx_record and "date_utc" in ctx_record and "git_commit" in ctx_record
+    assert "date" in ctx_record and "git_commit" in ctx_record
     md = (tmp_path / "report.md").read_text()
     assert all(f"## {cid}" in md for cid in reg)
 
@@ -163,9 +187,25 @@ def test_run_without_errors_exits_0_even_with_a_fail(fake_registry, tmp_path, ca
     assert "[1/" not in captured.err  # --quiet: no progress lines
     rows = claim_lines(captured.out, reg)
     assert len(rows) == 2 and all(any(w in line for w in WORDS) for line in rows)
-    data = json.loads((tmp_path / "report.json").read_text())
+    data = json.loads((tmp_path / "report-only.json").read_text())
     assert sorted(c["id"] for c in data["claims"]) == ["graphs.fake_fail", "graphs.fake_pass"]
     assert data["context"]["only"] == ["graphs"]
+
+
+def test_only_writes_beside_the_full_report(fake_registry, tmp_path, capsys):
+    reg, _ = fake_registry
+    main(["--out", str(tmp_path), "--quiet"], registry=reg)
+    full_md = (tmp_path / "report.md").read_text()
+    full_json = (tmp_path / "report.json").read_text()
+    capsys.readouterr()
+    assert main(["--only", "fake_pass", "--out", str(tmp_path), "--quiet"], registry=reg) == 0
+    out = capsys.readouterr().out
+    assert (tmp_path / "report.md").read_text() == full_md         # untouched
+    assert (tmp_path / "report.json").read_text() == full_json
+    only = json.loads((tmp_path / "report-only.json").read_text())
+    assert [c["id"] for c in only["claims"]] == ["graphs.fake_pass"]
+    assert "## graphs.fake_pass" in (tmp_path / "report-only.md").read_text()
+    assert str(tmp_path / "report-only.md") in out and str(tmp_path / "report-only.json") in out
 
 
 def test_repeated_and_comma_separated_only(fake_registry, tmp_path, capsys):
@@ -191,3 +231,19 @@ def test_command_line_entry_point():
                           cwd=REPO, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2, proc.stderr
     assert "matches no claim id" in proc.stderr
+
+
+@pytest.mark.subprocess
+def test_command_uses_one_cpu_device_per_core(tmp_path):
+    """``python -m proofs_checks`` asks for one CPU device per core before JAX starts."""
+    from decentral.devices import cpu_core_count
+
+    env = {k: v for k, v in os.environ.items() if k not in ("XLA_FLAGS", "JAX_NUM_CPU_DEVICES")}
+    env["JAX_PLATFORMS"] = "cpu"
+    proc = subprocess.run([sys.executable, "-m", "proofs_checks", "--only",
+                           "graphs.perron_ring_chord", "--out", str(tmp_path), "--quiet"],
+                          cwd=REPO, capture_output=True, text=True, timeout=300, env=env)
+    assert proc.returncode == 0, proc.stderr
+    context = json.loads((tmp_path / "report-only.json").read_text())["context"]
+    assert context["cpu_devices"] == cpu_core_count()
+    assert context["jax"]["device_count"] == cpu_core_count()

@@ -1,7 +1,9 @@
 """The graph claims of proofs_checks: each judge PASSes on the real input and FAILs on a planted
-violation (DESIGN §4: a check that cannot fail proves nothing)."""
+violation (a check that cannot fail proves nothing)."""
 
 from __future__ import annotations
+
+import re
 
 import numpy as np
 import pytest
@@ -71,10 +73,9 @@ def test_consensus_judge_pass_and_planted_violations():
     wrong = pg.check_consensus_limit(g.static(W), np.full(6, 1 / 6), num_seeds=8,
                                      num_steps=600)
     assert wrong.verdict == Verdict.FAIL
-    # transposed W (column-stochastic): no consensus at pi^T x(0)
-    transposed = pg.check_consensus_limit(g.static(W.T.copy()), pi, num_seeds=8,
-                                          num_steps=600)
-    assert transposed.verdict == Verdict.FAIL
+    # transposed W (column-stochastic): decentral.consensus refuses it before running
+    with pytest.raises(ValueError, match="row-stochastic"):
+        pg.check_consensus_limit(g.static(W.T.copy()), pi, num_seeds=8, num_steps=600)
     # not B-connected: two disjoint rings never agree
     two_rings = np.zeros((6, 6), dtype=bool)
     two_rings[:3, :3] = g.ring(3)
@@ -130,6 +131,44 @@ def test_registered_graph_claims_pass_at_quick_size(claim_id, tmp_path):
     claims = discover()
     out = claims[claim_id].run(CheckContext(out_dir=tmp_path, seeds=16))
     assert out.verdict == Verdict.PASS, (claim_id, out.measured)
+    # every measured number says what it is (and its unit) in the report
+    assert set(out.descriptions) == set(out.measured), (claim_id, set(out.measured) -
+                                                        set(out.descriptions))
+    assert all(text.strip() for text in out.descriptions.values())
+
+
+def test_consensus_runs_the_library_algorithm(monkeypatch):
+    import decentral.consensus
+
+    calls = []
+    real = decentral.consensus.consensus
+
+    def spy(graphs, **kw):
+        calls.append(kw)
+        return real(graphs, **kw)
+
+    monkeypatch.setattr(pg, "consensus", spy)
+    W = g.row_stochastic(pg.ring_with_chord())
+    out = pg.check_consensus_limit(g.static(W), g.perron_vector(W), num_seeds=2, num_steps=50)
+    assert calls and out.measured["paths"] == 2
+
+
+def test_claim_sources_cite_papers_or_the_docs_page():
+    from pathlib import Path
+
+    from proofs_checks.registry import discover
+
+    docs = Path(__file__).resolve().parent.parent / "docs" / "graphs.md"
+    text = docs.read_text()
+    for c in discover().values():
+        if c.family != "graphs":
+            continue
+        # the only section numbers cited are the docs page's (papers are cited by theorem)
+        rest = re.sub(r"docs/graphs\.md §\d(, §\d)*", "", c.source)
+        assert "§" not in rest, c.source
+        for section in ("§1", "§2", "§3", "§4"):
+            if f"docs/graphs.md {section}" in c.source:
+                assert f"## {section[1:]}." in text, (c.id, section)
 
 
 def test_consensus_judge_slow_but_geometric_convergence_is_inconclusive_not_fail():

@@ -53,11 +53,17 @@ def results_for(ctx: C.CheckContext) -> list[C.ClaimResult]:
 # ------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("bad", ["nofamily", "gaphs.x", "graphs.", "graphs.Bad-Name", 3,
-                                 "graphs.1x"])
-def test_claim_id_validation(bad):
-    with pytest.raises(ValueError):
+@pytest.mark.parametrize("bad", ["", "has space.x", "graphs.x\n", 3, None])
+def test_claim_id_must_be_a_plain_string(bad):
+    with pytest.raises(ValueError, match="claim id"):
         make_claim(bad, lambda ctx: None)
+
+
+def test_claim_ids_are_generic_here():
+    # decentral.verify does not know the proofs_checks families (proofs_checks.registry does)
+    c = make_claim("anything.goes_here", lambda ctx: None)
+    assert c.family == "anything"
+    assert not hasattr(C, "FAMILIES") and not hasattr(C, "validate_claim_id")
 
 
 def test_claim_fields_are_validated_and_coerced():
@@ -73,6 +79,9 @@ def test_claim_fields_are_validated_and_coerced():
         C.Outcome("MAYBE", {}, "x <= 1")
     with pytest.raises(ValueError, match="headline"):
         C.Outcome("PASS", {"a": 1}, "x <= 1", headline=["b"])
+    with pytest.raises(ValueError, match="descriptions"):
+        C.Outcome("PASS", {"a": 1}, "x <= 1", descriptions={"b": "not measured"})
+    assert C.Outcome("PASS", {"a": 1}, "x", descriptions={"a": "one"}).descriptions == {"a": "one"}
     assert C.Outcome("PASS", {}, "x <= 1").verdict is C.Verdict.PASS
 
 
@@ -90,7 +99,13 @@ def test_check_context(tmp_path):
     with pytest.raises(ValueError):
         C.CheckContext(seeds=0)
     with pytest.raises(ValueError):
+        C.CheckContext(seeds=2.0)
+    with pytest.raises(ValueError):
         ctx.figure_path("graphs.demo", "../escape")
+    # no default output folder in the generic harness: figures need an explicit out_dir
+    assert C.CheckContext().out_dir is None
+    with pytest.raises(ValueError, match="out_dir"):
+        C.CheckContext().figure_path("graphs.demo", "residuals")
 
 
 def test_run_claim_turns_exceptions_and_bad_returns_into_error(tmp_path):
@@ -101,6 +116,10 @@ def test_run_claim_turns_exceptions_and_bad_returns_into_error(tmp_path):
     assert r.seconds >= 0
     r = C.run_claim(make_claim("graphs.returns_none", lambda ctx: None), ctx)
     assert r.verdict is C.Verdict.ERROR and "not an Outcome" in r.error
+    # a measured value with no JSON form would sink the report: an ERROR of that claim instead
+    r = C.run_claim(make_claim("graphs.bad_measured",
+                               lambda ctx: C.Outcome("PASS", {"fn": print}, "x")), ctx)
+    assert r.verdict is C.Verdict.ERROR and "measured.fn" in r.error
 
 
 def test_run_claim_records_warnings_and_hypotheses(tmp_path):
@@ -151,14 +170,11 @@ def test_judges():
 # ------------------------------------------------------------------------------------------
 
 
-def test_to_jsonable_converts_numpy_and_friends():
-    payload = {"a": np.float32(1.5), "b": np.int64(3), "c": np.bool_(False),
-               "d": np.arange(3), "e": Path("x/y"), "f": C.Verdict.FAIL,
-               "g": (1, 2), "h": float("nan"), "i": -np.inf, "j": np.array(2.0)}
-    out = R.to_jsonable(payload)
-    text = json.dumps(out, allow_nan=False)
-    assert json.loads(text) == {"a": 1.5, "b": 3, "c": False, "d": [0, 1, 2], "e": "x/y",
-                                "f": "FAIL", "g": [1, 2], "h": "NaN", "i": "-Infinity", "j": 2.0}
+def test_report_uses_the_one_to_jsonable():
+    from decentral import results
+
+    assert R.to_jsonable is results.to_jsonable
+    assert not hasattr(__import__("decentral.verify", fromlist=["x"]), "to_jsonable")
 
 
 def test_format_table_rows_carry_verdict_words(tmp_path):
@@ -172,6 +188,7 @@ def test_format_table_rows_carry_verdict_words(tmp_path):
     failing = next(line for line in rows if line.startswith("bandits.failing"))
     assert "FAIL (vacuous)" in failing and "slope=-0.5" in failing
     assert "boom in the check" in next(line for line in rows if line.startswith("push_sum"))
+    assert "residual=3e-16" in next(line for line in rows if line.startswith("graphs.passing"))
     summary = R.format_summary(results)
     assert "1 PASS" in summary and "1 FAIL" in summary and "1 ERROR" in summary
     assert "1 vacuous" in summary
@@ -208,6 +225,60 @@ def test_write_report_markdown_and_json(tmp_path):
     # Round trip: re-serialising the loaded JSON gives the same text.
     assert json.dumps(data, indent=2) + "\n" == json_path.read_text()
     assert not [f for f in os.listdir(out) if f.endswith(".tmp")]
+
+
+def long_result(ctx: C.CheckContext) -> C.ClaimResult:
+    cases = {f"graph {k}": {"expected": k, "computed": k} for k in range(12)}
+    curve = [0.1 * k for k in range(40)]
+
+    def fn(ctx):
+        return C.Outcome(
+            C.Verdict.PASS,
+            {"cases": cases, "curve": curve, "rate_per_step": 0.123456789,
+             "horizon": 1028, "mismatches": []},
+            "computed == stated",
+            headline=["rate_per_step", "horizon", "mismatches", "curve"],
+            descriptions={"rate_per_step": "contraction factor per step (dimensionless)",
+                          "horizon": "step where the backward recursion started"},
+        )
+
+    return C.run_claim(make_claim("graphs.long_values", fn), ctx)
+
+
+def test_headline_numbers_are_not_cut_in_the_terminal_table(tmp_path):
+    table = R.format_table([long_result(C.CheckContext(out_dir=tmp_path))])
+    row = next(line for line in table.splitlines() if line.startswith("graphs.long_values"))
+    assert "rate_per_step=0.123, horizon=1028, mismatches=[]" in row
+    assert "curve=[0, 0.1, 0.2," in row and "3.9]" in row and "..." not in row
+
+
+def test_markdown_has_a_legend_units_and_uncut_values(tmp_path):
+    r = long_result(C.CheckContext(out_dir=tmp_path))
+    md_path, json_path = R.write_report([r], tmp_path, {"mode": "quick"})
+    md = md_path.read_text()
+    assert md.index("How to read this report") < md.index("## Summary")
+    for word in ("PASS", "FAIL", "INCONCLUSIVE", "ERROR", "vacuous", "exact", "statistical",
+                 "rate", "measured", "threshold"):
+        assert f"**{word}**" in md, word
+    assert "| rate_per_step | 0.123457 | contraction factor per step (dimensionless) |" in md
+    assert "| horizon | 1028 | step where the backward recursion started |" in md
+    for k in range(12):                        # every case of the dict, none dropped
+        assert f"| graph {k} | {k} | {k} |" in md
+    assert "3.9000000000000004" in md or "3.9" in md.split("`curve`")[1]
+    assert "..." not in md.split("## graphs.long_values")[1]
+    data = json.loads(json_path.read_text())
+    assert data["legend"]["verdicts"]["INCONCLUSIVE"]
+    assert data["claims"][0]["descriptions"]["horizon"].startswith("step")
+    assert len(data["claims"][0]["measured"]["cases"]) == 12
+
+
+def test_write_report_stem(tmp_path):
+    r = long_result(C.CheckContext(out_dir=tmp_path))
+    md, js = R.write_report([r], tmp_path, {}, stem="report-only")
+    assert (md.name, js.name) == ("report-only.md", "report-only.json")
+    assert not (tmp_path / "report.md").exists()
+    with pytest.raises(ValueError, match="stem"):
+        R.write_report([r], tmp_path, {}, stem="../x")
 
 
 def test_relative_figure_paths_are_relative_to_the_report(tmp_path, monkeypatch):

@@ -7,7 +7,9 @@
 * :mod:`decentral.verify.report` — the verdict table and ``report.md`` / ``report.json``.
 
 Nothing here imports JAX or changes global configuration; ``python -m proofs_checks`` is the entry
-point that enables float64.
+point that enables float64. The package is generic: which claim families exist, how claim ids are
+validated and where reports go belong to the harness (``proofs_checks.registry``). JSON
+conversion is :func:`decentral.results.to_jsonable`.
 
 Example:
     >>> from decentral.verify import Verdict, judge_tolerance
@@ -16,7 +18,6 @@ Example:
 """
 
 from decentral.verify.claims import (
-    FAMILIES,
     CheckContext,
     Claim,
     ClaimResult,
@@ -29,9 +30,8 @@ from decentral.verify.claims import (
     judge_tolerance,
     judge_upper_bound,
     run_claim,
-    validate_claim_id,
 )
-from decentral.verify.report import format_summary, format_table, to_jsonable, write_report
+from decentral.verify.report import LEGEND, format_summary, format_table, write_report
 from decentral.verify.stats import (
     EnvelopeResult,
     RateFit,
@@ -51,7 +51,6 @@ from decentral.verify.stats import (
 )
 
 __all__ = [
-    "FAMILIES",
     "CheckContext",
     "Claim",
     "ClaimResult",
@@ -64,10 +63,9 @@ __all__ = [
     "judge_tolerance",
     "judge_upper_bound",
     "run_claim",
-    "validate_claim_id",
     "format_summary",
     "format_table",
-    "to_jsonable",
+    "LEGEND",
     "write_report",
     "EnvelopeResult",
     "RateFit",

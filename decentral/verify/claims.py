@@ -1,13 +1,13 @@
 """Claims, verdicts and outcomes: the vocabulary of the verification harness.
 
 A *claim* is one checkable statement of a paper (an exact identity, a statistical bound or a rate),
-with a function that runs it and returns an :class:`Outcome`. The harness
-(``python -m proofs_checks``) calls :func:`run_claim`, which times the call and turns an exception
+with a function that runs it and returns an :class:`Outcome`. A harness (such as
+``python -m proofs_checks``) calls :func:`run_claim`, which times the call and turns an exception
 into an ``ERROR`` verdict so the run goes on.
 
-Verdicts (DESIGN.md §4):
+Verdicts:
 
-* ``PASS`` — the measured numbers support the claim at the fixed threshold;
+* ``PASS`` — the measured numbers support the claim at the threshold fixed before running;
 * ``FAIL`` — the measured numbers contradict it (a finding, not a crash);
 * ``INCONCLUSIVE`` — not enough power at the size run (say which size would decide);
 * ``ERROR`` — the check itself raised.
@@ -16,10 +16,14 @@ A bound that is *vacuous* at the sizes run (a contraction factor indistinguishab
 constant that dominates every reachable horizon) is flagged with ``Outcome.vacuous`` and counts as
 no evidence whatever its verdict.
 
+This module is generic: a claim id is any ``"<group>.<name>"`` string, and which groups exist
+(and where reports go) is the harness's business (``proofs_checks.registry``).
+
 Example:
     >>> ctx = CheckContext()
-    >>> c = Claim("graphs.demo", "1 + 1 = 2", "arithmetic", Kind.EXACT,
-    ...           lambda ctx: Outcome(Verdict.PASS, {"residual": 0.0}, "residual == 0"))
+    >>> c = Claim("demo.arithmetic", "1 + 1 = 2", "arithmetic", Kind.EXACT,
+    ...           lambda ctx: Outcome(Verdict.PASS, {"residual": 0.0}, "residual == 0",
+    ...                               descriptions={"residual": "1 + 1 - 2, exact"}))
     >>> run_claim(c, ctx).verdict
     <Verdict.PASS: 'PASS'>
 """
@@ -29,7 +33,6 @@ from __future__ import annotations
 import enum
 import math
 import pathlib
-import re
 import time
 import traceback
 import warnings
@@ -41,17 +44,17 @@ from typing import Any
 
 import numpy as np
 
+from decentral._checks import check_int
 from decentral.hypotheses import HypothesisWarning
+from decentral.results import to_jsonable
 
 __all__ = [
-    "FAMILIES",
     "Verdict",
     "Kind",
     "CheckContext",
     "Outcome",
     "Claim",
     "ClaimResult",
-    "validate_claim_id",
     "run_claim",
     "judge_tolerance",
     "judge_upper_bound",
@@ -59,11 +62,6 @@ __all__ = [
     "judge_interval",
     "combine_verdicts",
 ]
-
-#: The claim families, one per algorithm family of the library (DESIGN.md §4).
-FAMILIES: tuple[str, ...] = ("graphs", "consensus_sa", "push_sum", "bandits", "resilient_ac")
-
-_NAME_RE = re.compile(r"^[a-z][a-z0-9_]*$")
 
 
 class Verdict(enum.StrEnum):
@@ -83,39 +81,6 @@ class Kind(enum.StrEnum):
     RATE = "rate"
 
 
-def validate_claim_id(claim_id: str) -> str:
-    """Check that ``claim_id`` is ``"<family>.<name>"`` with a known family; return it.
-
-    Args:
-        claim_id: e.g. ``"bandits.star_hub_slope"``.
-
-    Raises:
-        ValueError: if the id is not a string of the form ``family.name``, the family is not one of
-            :data:`FAMILIES`, or the name is not lower-case letters, digits and underscores.
-    """
-    if not isinstance(claim_id, str):
-        raise ValueError(
-            f"claim id must be a string like 'graphs.ring_is_strong'; got {claim_id!r}."
-        )
-    family, dot, name = claim_id.partition(".")
-    if not dot:
-        raise ValueError(
-            f"claim id {claim_id!r} has no family prefix; write it as '<family>.<name>' with "
-            f"family one of {', '.join(FAMILIES)}."
-        )
-    if family not in FAMILIES:
-        raise ValueError(
-            f"claim id {claim_id!r} has unknown family {family!r}; use one of "
-            f"{', '.join(FAMILIES)}."
-        )
-    if not _NAME_RE.match(name):
-        raise ValueError(
-            f"claim id {claim_id!r}: the name part {name!r} must be lower-case letters, digits and "
-            "underscores, starting with a letter (e.g. 'star_hub_slope')."
-        )
-    return claim_id
-
-
 @dataclass(frozen=True)
 class CheckContext:
     """What a claim is run with.
@@ -124,7 +89,8 @@ class CheckContext:
         full: paper scale (``--full``) instead of the quick default size.
         seeds: ``--seeds`` override; ``None`` lets the claim choose (e.g. from a concentration
             inequality, :func:`decentral.verify.stats.hoeffding_num_seeds`).
-        out_dir: where the report and figures go.
+        out_dir: where figures go (None: nowhere; :meth:`figure_path` then raises). The
+            harness sets it to its output folder.
         base_seed: added to every claim's seeds so a whole run can be replayed with other draws.
 
     Example:
@@ -135,19 +101,16 @@ class CheckContext:
 
     full: bool = False
     seeds: int | None = None
-    out_dir: pathlib.Path = Path("proofs_checks/out")
+    out_dir: pathlib.Path | None = None
     base_seed: int = 0
 
     def __post_init__(self) -> None:
-        if self.seeds is not None and (
-            isinstance(self.seeds, bool) or not isinstance(self.seeds, int | np.integer)
-            or self.seeds < 1
-        ):
-            raise ValueError(f"CheckContext.seeds must be a positive integer or None; got "
-                             f"{self.seeds!r}.")
-        if isinstance(self.base_seed, bool) or not isinstance(self.base_seed, int | np.integer):
-            raise ValueError(f"CheckContext.base_seed must be an integer; got {self.base_seed!r}.")
-        object.__setattr__(self, "out_dir", Path(self.out_dir))
+        if self.seeds is not None:
+            object.__setattr__(self, "seeds", check_int(self.seeds, "CheckContext.seeds"))
+        object.__setattr__(self, "base_seed",
+                           check_int(self.base_seed, "CheckContext.base_seed", minimum=None))
+        if self.out_dir is not None:
+            object.__setattr__(self, "out_dir", Path(self.out_dir))
 
     @property
     def mode(self) -> str:
@@ -164,6 +127,9 @@ class CheckContext:
         if not name or any(c in name for c in "/\\") or name.startswith("."):
             raise ValueError(f"figure name {name!r} must be a non-empty file name without "
                              "slashes, not starting with '.'.")
+        if self.out_dir is None:
+            raise ValueError("CheckContext.out_dir is None, so there is nowhere to put figures; "
+                             "pass CheckContext(out_dir=...).")
         folder = self.out_dir / "figures"
         folder.mkdir(parents=True, exist_ok=True)
         return folder / f"{claim_id}-{name}.png"
@@ -205,9 +171,13 @@ class Outcome:
         details: free text: what was seen, which size would decide an INCONCLUSIVE.
         vacuous: the bound is vacuous at the sizes run, so the verdict counts as no evidence.
         figures: paths of figures written (use :meth:`CheckContext.figure_path`).
-        hypotheses_failed: theorem hypotheses that did not hold in the run (DESIGN.md §6).
+        hypotheses_failed: theorem hypotheses that did not hold in the run (a broken
+            hypothesis is recorded, not an error: experiments break them on purpose).
         size: what was run, e.g. ``"N=6, T=2000, seeds=200"``.
         headline: keys of ``measured`` to show in the printed table (default: the first three).
+        descriptions: ``measured`` key -> what the number is and its unit, in a phrase (``"max
+            over seeds and agents of |x_i(T) - c|, in units of x"``); the report prints it
+            beside the value. Keys must be keys of ``measured``.
     """
 
     verdict: Verdict
@@ -219,6 +189,7 @@ class Outcome:
     hypotheses_failed: list[str] = field(default_factory=list)
     size: str = ""
     headline: list[str] = field(default_factory=list)
+    descriptions: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         try:
@@ -239,6 +210,14 @@ class Outcome:
         if missing:
             raise ValueError(f"Outcome.headline names {missing} which are not keys of measured "
                              f"({list(self.measured)}).")
+        if not isinstance(self.descriptions, dict):
+            raise ValueError(f"Outcome.descriptions must be a dict measured key -> text; got "
+                             f"{type(self.descriptions).__name__}.")
+        self.descriptions = {str(k): str(v) for k, v in self.descriptions.items()}
+        unknown = [k for k in self.descriptions if k not in self.measured]
+        if unknown:
+            raise ValueError(f"Outcome.descriptions names {unknown} which are not keys of "
+                             f"measured ({list(self.measured)}).")
 
 
 @dataclass
@@ -246,7 +225,8 @@ class Claim:
     """One checkable statement of a paper.
 
     Attributes:
-        id: ``"<family>.<name>"`` (validated by :func:`validate_claim_id`).
+        id: a non-empty string without white space, conventionally ``"<group>.<name>"``
+            (a harness may impose more: ``proofs_checks`` requires a known family).
         statement: the claim in words (with the equation where it helps).
         source: paper, theorem / lemma / equation number.
         kind: :class:`Kind`.
@@ -260,7 +240,9 @@ class Claim:
     run: Callable[[CheckContext], Outcome]
 
     def __post_init__(self) -> None:
-        validate_claim_id(self.id)
+        if not isinstance(self.id, str) or not self.id or any(c.isspace() for c in self.id):
+            raise ValueError(f"claim id must be a non-empty string without white space, like "
+                             f"'graphs.ring_is_strong'; got {self.id!r}.")
         try:
             self.kind = Kind(self.kind)
         except ValueError:
@@ -274,7 +256,8 @@ class Claim:
 
     @property
     def family(self) -> str:
-        """The family part of the id (``"bandits"`` for ``"bandits.star_hub_slope"``)."""
+        """The part of the id before the first dot (``"bandits"`` for
+        ``"bandits.star_hub_slope"``; the whole id if it has no dot)."""
         return self.id.partition(".")[0]
 
 
@@ -309,7 +292,7 @@ class ClaimResult:
         return bool(self.outcome.vacuous)
 
     def to_dict(self) -> dict[str, Any]:
-        """A plain dict; :func:`decentral.verify.report.to_jsonable` makes it JSON-safe."""
+        """A plain dict; :func:`decentral.results.to_jsonable` makes it JSON-safe."""
         o = self.outcome
         return {
             "id": self.claim.id,
@@ -322,6 +305,7 @@ class ClaimResult:
             "size": o.size,
             "threshold": o.threshold,
             "measured": o.measured,
+            "descriptions": dict(o.descriptions),
             "details": o.details,
             "hypotheses_failed": list(o.hypotheses_failed),
             "figures": list(o.figures),
@@ -336,16 +320,17 @@ def run_claim(claim: Claim, ctx: CheckContext) -> ClaimResult:
 
     Warnings raised during the check (except deprecation warnings) are recorded in
     ``ClaimResult.warnings`` instead of being printed; messages of
-    :class:`decentral.hypotheses.HypothesisWarning` (a broken theorem hypothesis, DESIGN.md §6)
-    are also appended to ``outcome.hypotheses_failed`` when the claim did not list them.
+    :class:`decentral.hypotheses.HypothesisWarning` (a broken theorem hypothesis) are also
+    appended to ``outcome.hypotheses_failed`` when the claim did not list them.
 
     Args:
         claim: the claim.
         ctx: the run's context.
 
     Returns:
-        A :class:`ClaimResult`. A claim that returns something other than an :class:`Outcome` is
-        an ERROR too.
+        A :class:`ClaimResult`. A claim that returns something other than an :class:`Outcome`,
+        or measured values with no JSON form (:func:`decentral.results.to_jsonable`), is an
+        ERROR too, so the report can always be written.
     """
     start = time.perf_counter()
     error: str | None = None
@@ -358,6 +343,7 @@ def run_claim(claim: Claim, ctx: CheckContext) -> ClaimResult:
             if not isinstance(outcome, Outcome):
                 raise TypeError(f"claim {claim.id} returned {type(outcome).__name__}, not an "
                                 "Outcome; the claim function must return Outcome(...).")
+            to_jsonable(outcome.measured, where=f"claim {claim.id}: measured")  # report-safe
         except Exception as exc:  # noqa: BLE001 - the harness must survive any failing claim
             error = traceback.format_exc()
             outcome = Outcome(

@@ -4,7 +4,7 @@ Everything here runs in numpy on the host, in float64, and is deterministic give
 integer or a :class:`numpy.random.Generator`). The leading axis of a ``samples`` / ``values`` array
 is the seed (Monte-Carlo replicate) axis.
 
-Which interval to use (DESIGN.md §6):
+Which interval to use:
 
 * bounded quantities (pull counts, regret <= T * gap_max, values in [0, 1]):
   :func:`hoeffding_ci` / :func:`empirical_bernstein_ci`, seed counts from
@@ -30,6 +30,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 from scipy import special
+
+from decentral._checks import check_int
 
 __all__ = [
     "bootstrap_ci",
@@ -114,17 +116,14 @@ def _positive(x: Any, name: str) -> float:
 
 
 def _n_boot(n_boot: Any) -> int:
-    if isinstance(n_boot, bool) or not isinstance(n_boot, int | np.integer) or n_boot < 1:
-        raise ValueError(f"n_boot must be a positive integer (e.g. 2000); got {n_boot!r}.")
-    return int(n_boot)
+    return check_int(n_boot, "n_boot (bootstrap resamples, e.g. 2000)")
 
 
 def _rng(seed: int | np.random.Generator) -> np.random.Generator:
     if isinstance(seed, np.random.Generator):
         return seed
-    if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
-        raise ValueError(f"seed must be an integer or a numpy Generator; got {seed!r}.")
-    return np.random.default_rng(int(seed))
+    return np.random.default_rng(check_int(seed, "seed (an integer or a numpy Generator)",
+                                           minimum=None))
 
 
 def _out(x: np.ndarray) -> float | np.ndarray:
