@@ -47,14 +47,15 @@ def _step(key, state, params, t, x_t):
     return State(x), Info(noise, bits)
 
 
-def record(state, info):
-    return {"x": state.x, "normal": info.normal, "bits": info.bits}
+def record(state, ctx):
+    return {"x": state.x, "normal": ctx.info.normal, "bits": ctx.info.bits}
 
 
 ALGORITHM = Algorithm(_init, _step, name="child_walk", version="1")
 PARAMS = np.float32(0.95)
 XS = (np.arange(48 * 4, dtype=np.float32).reshape(48, 4) % 7) / 10.0
-RUN_KW = dict(num_steps=48, record_every=2, chunk_size=8, record_fn=record, xs=XS)
+RUN_KW = dict(num_steps=48, record_every=2, chunk_size=8, record_fn=record, record_context=True,
+              xs=XS)
 KILL_SEEDS = [11, 12, 13]
 DEVICE_SEEDS = [0, 1, 2, 3, 4, 5]
 

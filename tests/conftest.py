@@ -11,9 +11,17 @@ import jax  # noqa: E402
 import pytest  # noqa: E402
 from hypothesis import settings  # noqa: E402
 
-# Compiled properties: the first jit call blows hypothesis' 200 ms deadline; derandomize so a
-# red CI run replays exactly; keep the example count modest.
+# The one place for shared hypothesis settings. Test modules do not repeat them: a test that
+# needs another example count writes only `@settings(max_examples=N)`, which inherits the rest
+# from the loaded profile.
+#
+# "ci" (default): the first jit call blows hypothesis' 200 ms deadline, so no deadline;
+# derandomize so a red run replays exactly; a modest example count for compiled properties.
+# "dev" (HYPOTHESIS_PROFILE=dev): random examples and more of them, to hunt for new failures
+# locally; hypothesis prints the seed of a failure so it can be replayed.
 settings.register_profile("ci", deadline=None, derandomize=True, max_examples=25, print_blob=True)
+settings.register_profile("dev", deadline=None, derandomize=False, max_examples=200,
+                          print_blob=True)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 

@@ -54,8 +54,8 @@ def _record_x(state):
     return state.x
 
 
-def _record_noise(state, info):
-    return info
+def _record_noise(state, ctx):
+    return ctx.info
 
 
 def _walk_numpy(seed, num_steps, alpha, decay):
@@ -159,7 +159,7 @@ def test_record_initial_and_default_record_fn():
 
 def test_record_fn_with_info_sees_the_step_draws():
     res = run(WALK, P0, seeds=[2], num_steps=8, record_every=2, record_fn=_record_noise,
-              record_initial=True)
+              record_initial=True, record_context=True)
     assert res.records.shape == (1, 5, 3, 2)
     np.testing.assert_array_equal(res.records[0, 0], 0.0)  # zeros for the initial record
     for r, t in enumerate([1, 3, 5, 7], start=1):  # the Info of the step that ended the block
@@ -297,10 +297,12 @@ def test_divergence_is_reported_with_chunk_and_seeds():
     seeds = list(range(8))
     doomed = _doomed_seeds(seeds)
     assert 0 < len(doomed) < len(seeds)
-    with pytest.raises(DivergenceError, match=r"chunk 3 \(steps 30\.\.39\)") as info:
+    with pytest.raises(DivergenceError, match=r"chunk 3 \(updates 30\.\.39\)") as info:
         run(DIVERGE, np.int32(37), seeds=seeds, num_steps=60, chunk_size=10)
     assert info.value.seeds == doomed
     assert info.value.chunk == 3 and info.value.step_range == (30, 39)
+    assert info.value.first_step == [37] * len(doomed)  # the exact update, not only the chunk
+    assert info.value.where == ["state"] * len(doomed)
     assert isinstance(info.value, ArithmeticError)
     with pytest.warns(DivergenceWarning, match="chunk 3"):
         res = run(DIVERGE, np.int32(37), seeds=seeds, num_steps=60, chunk_size=10,
@@ -335,7 +337,7 @@ def test_checkpoint_resume_in_process(tmp_path):
     with pytest.raises(_Stop):
         run(WALK, P0, checkpoint_dir=tmp_path, on_chunk_end=stop_after_2, **_ckpt_kwargs())
     meta = json.loads((tmp_path / "config.json").read_text())
-    assert meta["config"]["algorithm"] == "walk" and "provenance" in meta
+    assert meta["config"]["algorithm"]["name"] == "walk" and "provenance" in meta
 
     computed = []
     resumed = run(WALK, P0, checkpoint_dir=tmp_path, on_chunk_end=computed.append,
@@ -354,10 +356,10 @@ def test_checkpoint_resume_in_process(tmp_path):
 
 def test_checkpoint_mismatch_refused(tmp_path):
     run(WALK, P0, checkpoint_dir=tmp_path, **_ckpt_kwargs())
-    with pytest.raises(ValueError, match="different run configuration.*params_hash"):
+    with pytest.raises(ValueError, match="different run configuration.*params"):
         run(WALK, WalkParams(np.float32(0.4), np.float32(0.9)), checkpoint_dir=tmp_path,
             **_ckpt_kwargs())
-    with pytest.raises(ValueError, match="fields that differ: num_steps"):
+    with pytest.raises(ValueError, match="differ: .*num_steps: checkpoint 60 vs now 72"):
         run(WALK, P0, checkpoint_dir=tmp_path, **_ckpt_kwargs(num_steps=72))
     with pytest.raises(ValueError, match="seeds"):
         run(WALK, P0, checkpoint_dir=tmp_path, **_ckpt_kwargs(seeds=[0, 1, 3]))
@@ -424,7 +426,8 @@ def test_checkpoint_with_prng_key_leaves(tmp_path):
 
 
 def test_fingerprint_sees_through_jit_and_ignores_memory_addresses():
-    from decentral.runner import _code_hash, _hash_tree
+    from decentral.runner.fingerprint import code_hash as _code_hash
+    from decentral.runner.fingerprint import hash_tree as _hash_tree
 
     plus, minus = jax.jit(lambda s: s + 1.0), jax.jit(lambda s: s - 1.0)
     assert _code_hash(plus) != _code_hash(minus)
