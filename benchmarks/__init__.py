@@ -15,7 +15,8 @@ command line is ``python -m benchmarks [--quick] [--only PATTERN] [--out DIR]``.
 Example:
     >>> from benchmarks import bench_foundation as bf
     >>> rows = bf.run_benchmarks("tiny", only=["consensus"])
-    >>> print(format_table(rows))
+    >>> sorted({r.name for r in rows}), all(r.agree for r in rows)
+    (['consensus.plain'], True)
 """
 
 from __future__ import annotations
@@ -43,11 +44,58 @@ __all__ = [
     "format_table",
     "format_markdown",
     "write_results",
+    "device_summary",
+    "cost_text",
     "DEFAULT_OUT",
 ]
 
-DEFAULT_OUT = Path(__file__).resolve().parent / "out"
-"""Where ``python -m benchmarks`` writes ``results.json`` and ``results.md`` by default."""
+DEFAULT_OUT = Path("benchmarks") / "out"
+"""Where ``python -m benchmarks`` writes ``results.json`` and ``results.md`` by default
+(relative to the working directory, so an installed package never writes into itself)."""
+
+
+def device_summary() -> str:
+    """The devices JAX computes on, in words: ``"CPU, 2 devices (2 cores)"``,
+    ``"GPU (NVIDIA H200), 1 device"``. Starts the JAX backend."""
+    from decentral.devices import cpu_core_count
+
+    devices = jax.devices()
+    backend = jax.default_backend()
+    count = f"{len(devices)} device{'s' if len(devices) != 1 else ''}"
+    if backend == "cpu":
+        cores = cpu_core_count()
+        return f"CPU, {count} ({cores} core{'s' if cores != 1 else ''} available)"
+    kind = getattr(devices[0], "device_kind", "") if devices else ""
+    return f"{backend.upper()}{f' ({kind})' if kind else ''}, {count}"
+
+
+def cost_text(seconds: float, noise_s: float, *, per: int = 1, unit: str = "us",
+              what: str = "") -> tuple[str, float | None]:
+    """A cost derived as a difference of two timings, never printed negative.
+
+    Args:
+        seconds: the difference (for example ``t_random - t_stack``), in seconds.
+        noise_s: the measurement noise of that difference (seconds, >= 0), e.g. the larger
+            spread (max - min) of the two sets of repeats.
+        per: divide by this many items (steps, draws) before printing.
+        unit: ``"us"`` (microseconds) or ``"ns"``.
+        what: what the cost is per, appended as ``/what``.
+
+    Returns:
+        ``(text, value)``: ``value`` is the cost per item in ``unit`` or None when the difference
+        is negative or within ``noise_s``; then ``text`` says ``"< measurement noise (+-x)"``.
+
+    Example:
+        >>> cost_text(-3e-6, 1e-6, per=1)
+        ('< measurement noise (+-1.0 us)', None)
+    """
+    scale = {"us": 1e6, "ns": 1e9}[unit]
+    suffix = f" {unit}" + (f"/{what}" if what else "")
+    per = max(int(per), 1)
+    if not math.isfinite(seconds) or seconds <= max(noise_s, 0.0):
+        return f"< measurement noise (+-{max(noise_s, 0.0) / per * scale:.1f}{suffix})", None
+    value = seconds / per * scale
+    return f"{value:.1f}{suffix}", value
 
 
 @dataclasses.dataclass
@@ -86,6 +134,7 @@ def measure(fn: Callable[[], Any], repeats: int) -> tuple[Timing, Any]:
         ``(Timing, output of the last call)``.
 
     Example:
+        >>> import jax.numpy as jnp
         >>> timing, out = measure(lambda: jnp.ones(3) * 2, repeats=3)
         >>> timing.median_s > 0
         True
@@ -111,6 +160,7 @@ def jax_config(**updates: Any) -> Iterator[None]:
     the block raises.
 
     Example:
+        >>> import jax.numpy as jnp
         >>> with jax_config(jax_enable_x64=True):
         ...     jnp.ones(2).dtype
         dtype('float64')
@@ -230,8 +280,8 @@ def _fmt_diff(row: BenchResult) -> str:
     return f"{'ok' if row.agree else 'DIFFER'} {diff}"
 
 
-_COLUMNS = ("name", "variant", "dtype", "size", "compile", "decentral", "reference", "ratio",
-            "agree max|d|", "notes")
+_COLUMNS = ("name", "variant", "dtype", "size", "compile", "decentral", "reference",
+            "ratio ref/dec", "agree max|d|", "notes")
 
 
 def _cells(row: BenchResult) -> list[str]:
@@ -262,13 +312,15 @@ def format_table(rows: Sequence[BenchResult]) -> str:
 
 
 def format_markdown(rows: Sequence[BenchResult], provenance: dict[str, Any],
-                    command: str = "") -> str:
+                    command: str = "", device: str = "") -> str:
     """Markdown report: provenance summary, the table, and what each reference is."""
     jax_info = provenance.get("jax", {})
     versions = provenance.get("versions", {})
     out = ["# decentral benchmarks", ""]
     if command:
         out += [f"Command: `{command}`", ""]
+    if device:
+        out += [f"- device: {device}"]
     out += [
         f"- date: {provenance.get('date')}",
         f"- git commit: {provenance.get('git_commit')}",
@@ -317,6 +369,6 @@ def write_results(rows: Sequence[BenchResult], out_dir: str | Path, provenance: 
     text = json.dumps(doc, indent=2)
     json_path, md_path = out / "results.json", out / "results.md"
     atomic_write_bytes(json_path, lambda f: f.write(text.encode()))
-    md = format_markdown(rows, provenance, command)
+    md = format_markdown(rows, provenance, command, device=str((config or {}).get("device", "")))
     atomic_write_bytes(md_path, lambda f: f.write(md.encode()))
     return [json_path, md_path]

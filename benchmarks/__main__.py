@@ -13,20 +13,27 @@ to ``benchmarks/out``.
 Exit status: 0 when every benchmark ran and every checked row agreed with its reference; 1 when
 a benchmark raised or a decentral result differed from its reference (a benchmark that computes
 something else is worthless); 2 on a usage error.
+
+The command exposes one CPU device per core (:func:`decentral.devices.use_all_cpu_cores`) before
+JAX starts; every row prints the device count it ran on, and both sides of a ratio run on the
+same devices.
 """
 
-from __future__ import annotations
+from decentral.devices import use_all_cpu_cores
 
-import argparse
-import sys
-import time
-import traceback
-from collections.abc import Sequence
+if __name__ == "__main__":
+    use_all_cpu_cores()          # first thing: before anything starts the JAX backend
+
+import argparse  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+import traceback  # noqa: E402
+from collections.abc import Sequence  # noqa: E402
 
 from benchmarks import DEFAULT_OUT, format_table, write_results
-from benchmarks import bench_foundation as bf
-from decentral._cli import positive_int
-from decentral.results import provenance
+from benchmarks import bench_foundation as bf  # noqa: E402
+from decentral._cli import positive_int  # noqa: E402
+from decentral.results import provenance  # noqa: E402
 
 __all__ = ["main", "build_parser"]
 

@@ -2,8 +2,19 @@
 
 Every benchmark times a ``decentral`` computation against a reference measured in the same run
 and reports ``ratio = reference / decentral``; every row that can be checked also says whether
-both sides computed the same numbers.
+both sides computed the same numbers. The algorithm timed is :func:`decentral.consensus.consensus`
+(plain consensus ``x(t+1) = W_t x(t)``, ``x(0) ~ N(0, I)`` drawn from each seed's init key).
 
+* ``runner.overhead`` — what the runner costs over the computation itself: plain consensus on a
+  static dense graph (S seeds x N agents x T steps, float32) through :func:`decentral.runner.run`
+  at its default chunking and with ``chunk_size=T``, against a bare ``jax.jit`` of the same step
+  in a ``lax.scan`` vmapped over seeds (same keys, same record points, same devices). The rows
+  say ``runner/bare`` (target <= 1.10); a third row fits ``time = a + b * n_chunks`` over runs
+  of 1, 4 and 16 chunks at a short horizon: ``b`` is the host cost per chunk, ``a`` minus the
+  bare run of that horizon the host cost per call.
+* ``runner.sharding`` — the same run with the seeds sharded over 1 CPU device vs one per core,
+  each in a fresh Python (the device count is fixed when JAX starts): the speed-up of using
+  every core.
 * ``consensus.plain`` — plain consensus ``x(t+1) = W_t x(t)`` (a periodic stack of P
   row-stochastic Erdős–Rényi graphs, dense backend) for S seeds x N agents x T steps through
   :func:`decentral.runner.run`, against a numpy loop over t of ``X @ W_t.T`` (the einsum
@@ -22,28 +33,40 @@ both sides computed the same numbers.
 * ``memory.records`` — the bytes of the runner's records for horizons T = 10^3 and 10^5 with
   the same number of records: equal (records are O(recorded points), not O(T)).
 
-Sizes: :data:`SIZES` (``"default"`` about 1 minute on 2 CPU cores, ``"quick"`` about 15 s,
-``"tiny"`` for the smoke test). At the small sizes the wall time is mostly compilation: every
-runner configuration compiles once, about 1 s on 2 CPU cores, reported in the ``compile``
-column and excluded from the timed medians. Entry point: :func:`run_benchmarks`, or
-``python -m benchmarks``.
+Sizes: :data:`SIZES` (``"default"`` a few minutes on 2 CPU cores, ``"quick"`` under a minute,
+``"tiny"`` for the smoke test); every row carries the sizes it was measured at. At the small sizes
+the wall time is mostly compilation: every runner configuration compiles once, about 1 s on 2
+CPU cores, reported in the ``compile`` column and excluded from the timed medians. A cost derived
+as a difference of two timings is never printed negative: below the spread of the repeats it
+reads ``< measurement noise``. Entry point: :func:`run_benchmarks`, or ``python -m benchmarks``.
 
 Example:
     >>> from benchmarks.bench_foundation import run_benchmarks
-    >>> rows = run_benchmarks("quick", only=["mixing"])
-    >>> [round(r.ratio, 1) for r in rows]        # dense time / sparse time per N
+    >>> rows = run_benchmarks("tiny", only=["mixing"])
+    >>> [r.name for r in rows], all(r.ratio > 0 for r in rows)   # ratio: dense / sparse time
+    (['mixing.dense_vs_sparse'], True)
 """
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax import lax
+from jax.sharding import Mesh, NamedSharding
+from jax.sharding import PartitionSpec as P
 
-from benchmarks import BenchResult, _ratio, jax_config, measure, tree_nbytes
+from benchmarks import BenchResult, Timing, _ratio, cost_text, jax_config, measure, tree_nbytes
+from decentral.consensus import consensus, consensus_params
+from decentral.devices import cpu_core_count
 from decentral.graphs import (
     circulant,
     erdos_renyi,
@@ -55,19 +78,26 @@ from decentral.graphs import (
     static,
 )
 from decentral.graphs.sequences import GraphSequence
-from decentral.runner import Algorithm, run, seed_keys
+from decentral.runner import Algorithm, run
 
 __all__ = [
     "SIZES",
     "REPEATS",
+    "MIN_REPEATS",
     "BENCHMARKS",
-    "ConsensusState",
+    "CONSENSUS_PARAMS",
     "NoisyState",
     "consensus_algorithm",
     "noisy_consensus_algorithm",
     "initial_states",
+    "bare_runner",
+    "dense_static_graph",
+    "sharded_run",
+    "run_child",
     "numpy_consensus",
     "numpy_noisy_consensus",
+    "bench_runner_overhead",
+    "bench_sharding",
     "bench_consensus",
     "bench_backends",
     "bench_random_graphs",
@@ -84,6 +114,9 @@ __all__ = [
 
 SIZES: dict[str, dict[str, dict[str, Any]]] = {
     "default": {
+        "runner.overhead": dict(S=256, N=32, T=100_000, n_records=100, fit_T=64,
+                                fit_record_every=4),
+        "runner.sharding": dict(S=256, N=32, T=100_000, n_records=100),
         "consensus.plain": dict(S=256, N=32, T=2000, record_every=100,
                                 dtypes=("float32", "float64"), one_chunk=True),
         "mixing.dense_vs_sparse": dict(S=32, cases=((64, 2000), (512, 500), (2048, 100)),
@@ -97,6 +130,9 @@ SIZES: dict[str, dict[str, dict[str, Any]]] = {
         "memory.records": dict(S=8, N=16, horizons=(1_000, 100_000), n_records=10),
     },
     "quick": {
+        "runner.overhead": dict(S=256, N=32, T=2_000, n_records=100, fit_T=64,
+                                fit_record_every=4),
+        "runner.sharding": dict(S=256, N=32, T=10_000, n_records=100),
         "consensus.plain": dict(S=64, N=16, T=400, record_every=40,
                                 dtypes=("float32", "float64"), one_chunk=False),
         "mixing.dense_vs_sparse": dict(S=8, cases=((1024, 40),),
@@ -107,6 +143,8 @@ SIZES: dict[str, dict[str, dict[str, Any]]] = {
         "memory.records": dict(S=4, N=8, horizons=(1_000, 100_000), n_records=10),
     },
     "tiny": {
+        "runner.overhead": dict(S=8, N=6, T=200, n_records=10, fit_T=16, fit_record_every=1),
+        "runner.sharding": dict(S=8, N=6, T=200, n_records=10),
         "consensus.plain": dict(S=4, N=6, T=40, record_every=10,
                                 dtypes=("float32", "float64"), one_chunk=False),
         "mixing.dense_vs_sparse": dict(S=3, cases=((16, 20),), offsets=(1, -1, 3)),
@@ -120,6 +158,9 @@ SIZES: dict[str, dict[str, dict[str, Any]]] = {
 
 REPEATS: dict[str, int] = {"default": 5, "quick": 2, "tiny": 1}
 """Timed repeats per side (after one warm-up call) per mode."""
+
+MIN_REPEATS: dict[str, int] = {"runner.overhead": 5, "runner.sharding": 5}
+"""Benchmarks whose rows are medians of at least this many timed calls, whatever the mode."""
 
 _TOL = {"float32": 1e-4, "float64": 1e-10}
 _DTYPES = {"float32": jnp.float32, "float64": jnp.float64}
@@ -140,12 +181,6 @@ def _prng_impl() -> str:
 # --------------------------------------------------------------------------------------------
 
 
-class ConsensusState(NamedTuple):
-    """Per-seed state of plain consensus: ``x [N]``."""
-
-    x: jax.Array
-
-
 class NoisyState(NamedTuple):
     """Per-seed state of noisy consensus: ``x [N]`` and the running sum of squared noise."""
 
@@ -153,32 +188,22 @@ class NoisyState(NamedTuple):
     noise_sq: jax.Array
 
 
-def consensus_algorithm(seq: GraphSequence, n: int, dtype: str, *, name: str,
-                        per_seed_graph: bool = False) -> Algorithm:
-    """Plain consensus ``x(t+1) = W_t x(t)`` with ``x(0) ~ N(0, I_N)`` drawn from the init key.
+CONSENSUS_PARAMS = consensus_params()
+"""Params of every consensus run here: no fixed ``x0``, so each seed draws ``x(0) ~ N(0, I)``."""
 
-    Args:
-        seq: graph sequence (any form and backend) with ``seq.n == n``.
-        n: number of agents.
-        dtype: ``"float32"`` or ``"float64"`` (build ``seq`` under the same x64 setting).
-        name: algorithm name (each Algorithm object compiles once in the runner).
-        per_seed_graph: pass the step key to ``seq.at`` (random sequences drawn per seed).
+
+def consensus_algorithm(seq: GraphSequence, dtype: str, *,
+                        per_seed_graph: bool = False) -> Algorithm:
+    """:func:`decentral.consensus.consensus` over ``seq`` drawing ``x(0)`` in ``dtype`` (build
+    ``seq`` under the same x64 setting); ``per_seed_graph`` for random sequences drawn per seed.
+    Run it with params :data:`CONSENSUS_PARAMS`.
 
     Example:
-        >>> alg = consensus_algorithm(static(ring(4), rule="row"), 4, "float32", name="c")
-        >>> run(alg, None, seeds=[0], num_steps=10).final_state.x.shape
+        >>> alg = consensus_algorithm(static(ring(4), rule="row"), "float32")
+        >>> run(alg, CONSENSUS_PARAMS, seeds=[0], num_steps=10).final_state.x.shape
         (1, 4)
     """
-    dt = _DTYPES[dtype]
-
-    def init(key, params):
-        return ConsensusState(jax.random.normal(key, (n,), dt))
-
-    def step(key, state, params, t, x_t):
-        graph = seq.at(t, key) if per_seed_graph else seq.at(t)
-        return ConsensusState(mix(graph, state.x).astype(dt)), None
-
-    return Algorithm(init, step, name=name)
+    return consensus(seq, dtype=_DTYPES[dtype], per_seed_graphs=per_seed_graph)
 
 
 def noisy_consensus_algorithm(W: jax.Array, n: int, dtype: str, *, name: str) -> Algorithm:
@@ -204,11 +229,52 @@ def noisy_consensus_algorithm(W: jax.Array, n: int, dtype: str, *, name: str) ->
     return Algorithm(init, step, name=name)
 
 
+def _derive_keys(seed):
+    """The runner's key derivation (v1): ``init_key, step_root = split(key(seed))``; the key of
+    step t is ``fold_in(step_root, t)``. Works on a traced uint32 seed."""
+    init_key, step_root = jax.random.split(jax.random.key(seed))
+    return init_key, step_root
+
+
 def initial_states(algorithm: Algorithm, params: Any, seeds: Sequence[int]) -> Any:
-    """The states ``algorithm.init`` gives each seed, from the runner's public key derivation
-    (:func:`decentral.runner.seed_keys`), stacked over seeds — the reference's starting point."""
-    keys = jnp.stack([seed_keys(int(s))[0] for s in seeds])
+    """The states ``algorithm.init`` gives each seed under the runner's key derivation, stacked
+    over seeds — the reference's starting point."""
+    seeds_u32 = jnp.asarray(np.asarray(seeds, dtype=np.uint32))
+    keys = jax.vmap(lambda s: _derive_keys(s)[0])(seeds_u32)
     return jax.vmap(algorithm.init, in_axes=(0, None))(keys, params)
+
+
+def bare_runner(algorithm: Algorithm, params: Any, num_steps: int, record_every: int
+                ) -> Callable[[jax.Array], Any]:
+    """The reference the runner is timed against: one ``jax.jit`` of ``init`` and a nested
+    ``lax.scan`` (outer over record points, inner over ``record_every`` steps) of
+    ``algorithm.step``, vmapped over seeds, with the runner's keys — no chunks, no checks, no
+    host round trips.
+
+    Returns:
+        ``f(seeds_uint32 [S]) -> (final_state, records)`` (device arrays; records
+        ``[S, num_steps // record_every, ...]``); the seeds' sharding decides the devices.
+    """
+    if num_steps % record_every:
+        raise ValueError(f"record_every = {record_every} does not divide T = {num_steps}.")
+    n_records = num_steps // record_every
+
+    def one(seed):
+        init_key, step_root = _derive_keys(seed)
+        state = algorithm.init(init_key, params)
+
+        def step(st, t):
+            new, _ = algorithm.step(jax.random.fold_in(step_root, t), st, params, t, None)
+            return new, None
+
+        def block(st, ts):
+            st, _ = lax.scan(step, st, ts)
+            return st, st
+
+        ts = jnp.arange(num_steps, dtype=jnp.int32).reshape(n_records, record_every)
+        return lax.scan(block, state, ts)
+
+    return jax.jit(jax.vmap(one))
 
 
 # --------------------------------------------------------------------------------------------
@@ -286,6 +352,242 @@ def _us_per_step(seconds: float, steps: int) -> float:
     return seconds / steps * 1e6
 
 
+def _noise(*timings: Timing) -> float:
+    """Measurement noise of a difference of medians: the largest spread (max - min) of the
+    repeats of the timings involved (0 with a single repeat each)."""
+    return max((max(t.times_s) - min(t.times_s) for t in timings if t.times_s), default=0.0)
+
+
+# --------------------------------------------------------------------------------------------
+# 0. the runner's own cost: runner vs a bare jit of the same scan; 1 vs all CPU devices
+# --------------------------------------------------------------------------------------------
+
+
+def dense_static_graph(n: int, edge_prob: float = 0.5, seed: int = 0) -> np.ndarray:
+    """Row-stochastic weights of a strongly connected Erdős–Rényi digraph (the runner rows'
+    static graph; mixed with the dense backend, one ``W @ x`` per step)."""
+    return row_stochastic(erdos_renyi(n, edge_prob, kind="strong", seed=seed))
+
+
+def _sharded_seeds(num_seeds: int, devices: Sequence[Any]) -> jax.Array:
+    """Seeds ``0..S-1`` as uint32, padded (repeating seed 0) to a multiple of the device count
+    and sharded over ``devices`` — the placement the runner gives them."""
+    seeds = np.arange(num_seeds, dtype=np.uint32)
+    pad = (-num_seeds) % len(devices)
+    seeds = np.concatenate([seeds, np.zeros(pad, np.uint32)])
+    mesh = Mesh(np.asarray(list(devices), dtype=object), ("seeds",))
+    return jax.device_put(seeds, NamedSharding(mesh, P("seeds")))
+
+
+def _record_every(T: int, n_records: int) -> int:
+    if T % n_records:
+        raise ValueError(f"n_records = {n_records} does not divide T = {T}.")
+    return T // n_records
+
+
+def _chunk_counter() -> tuple[list[int], Callable[[int], None]]:
+    """A no-op ``on_chunk_end`` hook that counts the chunks (asking for per-chunk results is
+    what makes the runner's default cut a run into about 16 chunks)."""
+    seen: list[int] = []
+    return seen, seen.append
+
+
+def bench_runner_overhead(*, S: int, N: int, T: int, n_records: int, fit_T: int,
+                          fit_record_every: int, edge_prob: float = 0.5,
+                          dtype: str = "float32", repeats: int = 5) -> list[BenchResult]:
+    """The runner against a bare ``jax.jit`` of the same computation (:func:`bare_runner`).
+
+    Plain consensus on a static dense graph (:func:`dense_static_graph`), S seeds x N agents x
+    T steps, recording the state every ``T / n_records`` steps (both sides), seeds sharded over
+    all of ``jax.devices()`` (both sides). Rows:
+
+    * default chunking and ``chunk_size=T``: ``runner/bare`` time (target <= 1.10); both must
+      give the bare run's final states and records;
+    * host costs: ``time = a + b * n_chunks`` fitted (least squares) to runs of 1, 4 and 16
+      chunks at ``fit_T`` steps (records every ``fit_record_every``): ``b`` is the host cost of
+      a chunk, ``a - bare(fit_T)`` the host cost of a call beyond the computation. A fitted
+      value that is negative or below the spread of the repeats reads ``< measurement noise``.
+    """
+    record_every = _record_every(T, n_records)
+    if fit_T % (16 * fit_record_every):
+        raise ValueError(f"fit_T = {fit_T} must be a multiple of 16 * fit_record_every = "
+                         f"{16 * fit_record_every} (runs of 1, 4 and 16 chunks).")
+    devs = jax.devices()
+    seeds = np.arange(S)
+    with _x64(dtype):
+        alg = consensus_algorithm(static(dense_static_graph(N, edge_prob)), dtype)
+        seeds_dev = _sharded_seeds(S, devs)
+        bare = bare_runner(alg, CONSENSUS_PARAMS, T, record_every)
+        t_bare, (bare_final, bare_records) = measure(lambda: bare(seeds_dev), repeats)
+        t_def, r_def = measure(_runner(alg, CONSENSUS_PARAMS, seeds, T, record_every),
+                               repeats)
+        seen, hook = _chunk_counter()
+        t_hook, r_hook = measure(_runner(alg, CONSENSUS_PARAMS, seeds, T, record_every,
+                                         on_chunk_end=hook), repeats)
+        n_hook = len(seen) // (repeats + 1) if seen else 0
+        t_one, r_one = measure(_runner(alg, CONSENSUS_PARAMS, seeds, T, record_every,
+                                       chunk_size=T), repeats)
+        bare_fit = bare_runner(alg, CONSENSUS_PARAMS, fit_T, fit_record_every)
+        t_bare_fit, _ = measure(lambda: bare_fit(seeds_dev), repeats)
+        fit = {}
+        for n_chunks in (1, 4, 16):
+            fit[n_chunks], _ = measure(_runner(alg, CONSENSUS_PARAMS, seeds, fit_T,
+                                               fit_record_every, chunk_size=fit_T // n_chunks),
+                                       repeats)
+        impl, x64 = _prng_impl(), bool(jax.config.jax_enable_x64)
+    bare_final_x = np.asarray(bare_final.x)[:S]
+    bare_records_x = np.asarray(bare_records.x)[:S]
+    tol = _TOL[dtype]
+    size = dict(S=S, N=N, T=T, record_every=record_every, backend="dense",
+                devices=len(devs), graph=f"static ER(p={edge_prob})")
+    reference = ("bare jax.jit of vmap over seeds of lax.scan(step) (init + nested scan, the "
+                 "runner's keys and record points, same devices; no chunks, no checks, no host "
+                 "copies)")
+    rows = []
+    for variant, timing, res, n_ch in (
+        ("default chunking, no hook (1 chunk)", t_def, r_def, 1),
+        (f"default chunking with a per-chunk hook ({n_hook} chunks)", t_hook, r_hook, n_hook),
+        ("chunk_size=T (1 chunk)", t_one, r_one, 1),
+    ):
+        diff = _max_abs_diff([(res.final_state.x, bare_final_x), (res.records.x, bare_records_x)])
+        over = timing.median_s / t_bare.median_s
+        rows.append(BenchResult(
+            name="runner.overhead", variant=variant, dtype=dtype, size=size, metric="time_s",
+            value=timing.median_s, reference=reference, reference_value=t_bare.median_s,
+            ratio=_ratio(t_bare.median_s, timing.median_s), compile_s=timing.compile_s,
+            reference_compile_s=t_bare.compile_s, times_s=timing.times_s,
+            reference_times_s=t_bare.times_s, repeats=repeats, max_abs_diff=diff,
+            agree=bool(diff <= tol), tolerance=tol, prng_impl=impl, enable_x64=x64,
+            notes=f"runner/bare = {over:.3f} (target <= 1.10); "
+                  f"{_us_per_step(timing.median_s, T):.2f} us/step vs bare "
+                  f"{_us_per_step(t_bare.median_s, T):.2f}",
+            extra=dict(runner_over_bare=over, n_chunks=n_ch,
+                       runner_us_per_step=_us_per_step(timing.median_s, T),
+                       bare_us_per_step=_us_per_step(t_bare.median_s, T)),
+        ))
+    counts = np.array(sorted(fit), dtype=float)
+    medians = np.array([fit[k].median_s for k in sorted(fit)])
+    per_chunk_s, intercept_s = np.polyfit(counts, medians, 1)
+    noise = _noise(*fit.values(), t_bare_fit)
+    chunk_text, per_chunk_us = cost_text(float(per_chunk_s), noise / (counts[-1] - counts[0]),
+                                         what="chunk")
+    call_text, per_call_us = cost_text(float(intercept_s - t_bare_fit.median_s), noise,
+                                       what="call")
+    t16 = fit[16]
+    rows.append(BenchResult(
+        name="runner.overhead", variant="host costs (fit over 1, 4, 16 chunks)", dtype=dtype,
+        size={**size, "T": fit_T, "record_every": fit_record_every},
+        metric="time_s", value=t16.median_s,
+        reference=f"the bare jit (as above) at T={fit_T}; decentral side: the runner with 16 "
+                  "chunks; fit time = a + b * n_chunks over runs of 1, 4, 16 chunks",
+        reference_value=t_bare_fit.median_s, ratio=_ratio(t_bare_fit.median_s, t16.median_s),
+        compile_s=t16.compile_s, reference_compile_s=t_bare_fit.compile_s,
+        times_s=t16.times_s, reference_times_s=t_bare_fit.times_s, repeats=repeats,
+        prng_impl=impl, enable_x64=x64,
+        notes=f"host cost per call (a - bare): {call_text}; per chunk (b): {chunk_text}",
+        extra=dict(per_call_us=per_call_us, per_chunk_us=per_chunk_us,
+                   per_call_us_raw=float(intercept_s - t_bare_fit.median_s) * 1e6,
+                   per_chunk_us_raw=float(per_chunk_s) * 1e6, noise_us=noise * 1e6,
+                   fit_medians_s={str(k): fit[k].median_s for k in sorted(fit)},
+                   fit_times_s={str(k): fit[k].times_s for k in sorted(fit)}),
+    ))
+    return rows
+
+
+def sharded_run(*, S: int, N: int, T: int, n_records: int, edge_prob: float = 0.5,
+                dtype: str = "float32", repeats: int = 5) -> dict[str, Any]:
+    """One side of ``runner.sharding``, run inside the child process: the consensus run of
+    :func:`bench_runner_overhead` (default chunking) with the seeds sharded over every CPU
+    device of this process. Returns JSON-ready timings, the device count and the final states.
+    """
+    from benchmarks import device_summary
+
+    record_every = _record_every(T, n_records)
+    cpus = jax.devices("cpu")
+    with _x64(dtype):
+        alg = consensus_algorithm(static(dense_static_graph(N, edge_prob)), dtype)
+        timing, res = measure(_runner(alg, CONSENSUS_PARAMS, np.arange(S), T, record_every,
+                                      devices=cpus), repeats)
+        impl, x64 = _prng_impl(), bool(jax.config.jax_enable_x64)
+    return {"devices": len(cpus), "device": device_summary(), "median_s": timing.median_s,
+            "times_s": timing.times_s, "first_s": timing.first_s, "compile_s": timing.compile_s,
+            "prng_impl": impl, "enable_x64": x64,
+            "final_x": np.asarray(res.final_state.x, np.float64).tolist()}
+
+
+CHILD_MARKER = "BENCHMARK-CHILD-RESULT "
+"""Prefix of the line a ``benchmarks._sharding_child`` process prints its JSON result on."""
+
+
+def _child_env() -> dict[str, str]:
+    env = dict(os.environ)
+    flags = [f for f in env.get("XLA_FLAGS", "").split()
+             if "xla_force_host_platform_device_count" not in f]
+    env["XLA_FLAGS"] = " ".join(flags)
+    env["JAX_PLATFORMS"] = "cpu"
+    root = str(Path(__file__).resolve().parent.parent)       # so it runs uninstalled too
+    env["PYTHONPATH"] = os.pathsep.join([root] + [p for p in
+                                                  env.get("PYTHONPATH", "").split(os.pathsep) if p])
+    return env
+
+
+def run_child(device_count: int, kwargs: dict[str, Any], timeout_s: float = 900.0
+              ) -> dict[str, Any]:
+    """Run :func:`sharded_run` in a fresh Python with ``device_count`` CPU devices
+    (``python -m benchmarks._sharding_child``) and return its result.
+
+    Raises:
+        RuntimeError: the child failed or printed no result (its stderr is in the message).
+    """
+    arg = json.dumps({"device_count": int(device_count), "kwargs": kwargs})
+    proc = subprocess.run([sys.executable, "-m", "benchmarks._sharding_child", arg],
+                          capture_output=True, text=True, timeout=timeout_s, env=_child_env(),
+                          check=False)
+    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith(CHILD_MARKER)]
+    if proc.returncode != 0 or not lines:
+        raise RuntimeError(f"benchmark child with {device_count} CPU device(s) failed (exit "
+                           f"{proc.returncode}):\n{proc.stderr[-4000:]}")
+    return json.loads(lines[-1][len(CHILD_MARKER):])
+
+
+def bench_sharding(*, S: int, N: int, T: int, n_records: int, edge_prob: float = 0.5,
+                   dtype: str = "float32", repeats: int = 5) -> list[BenchResult]:
+    """Seeds sharded over 1 CPU device vs one per core: the run of :func:`sharded_run`, each
+    side in its own Python (:func:`run_child`), the device count set by
+    :func:`decentral.devices.use_all_cpu_cores` before JAX starts. ``ratio`` is the speed-up
+    ``t(1 device) / t(all devices)``; both sides must give the same final states. With a single
+    core there is nothing to compare: one child, ratio 1, and the row says so.
+    """
+    cores = cpu_core_count()
+    kwargs = dict(S=S, N=N, T=T, n_records=n_records, edge_prob=edge_prob, dtype=dtype,
+                  repeats=repeats)
+    one = run_child(1, kwargs)
+    many = run_child(cores, kwargs) if cores > 1 else one
+    diff = _max_abs_diff([(np.asarray(many["final_x"]), np.asarray(one["final_x"]))])
+    tol = _TOL[dtype]
+    k = int(many["devices"])
+    speedup = one["median_s"] / many["median_s"]
+    if cores > 1:
+        notes = (f"speed-up {speedup:.2f}x with seeds over {k} CPU devices ({cores} cores); "
+                 f"each side in a fresh Python")
+    else:
+        notes = "1 core available: no speed-up to measure (both columns are the same run)"
+    return [BenchResult(
+        name="runner.sharding", variant=f"{k} devices vs 1 device", dtype=dtype,
+        size=dict(S=S, N=N, T=T, record_every=T // n_records, backend="dense",
+                  devices=f"1 vs {k}", graph=f"static ER(p={edge_prob})"),
+        metric="time_s", value=many["median_s"],
+        reference="the same runner call with the seeds on 1 CPU device (another fresh Python)",
+        reference_value=one["median_s"], ratio=_ratio(one["median_s"], many["median_s"]),
+        compile_s=many["compile_s"], reference_compile_s=one["compile_s"],
+        times_s=many["times_s"], reference_times_s=one["times_s"], repeats=repeats,
+        max_abs_diff=diff, agree=bool(diff <= tol), tolerance=tol, prng_impl=many["prng_impl"],
+        enable_x64=bool(many["enable_x64"]), notes=notes,
+        extra=dict(speedup=speedup, cores=cores, devices=k, device=many["device"],
+                   one_device=one["device"]),
+    )]
+
+
 # --------------------------------------------------------------------------------------------
 # 1. plain consensus: runner vs numpy
 # --------------------------------------------------------------------------------------------
@@ -310,14 +612,14 @@ def bench_consensus(*, S: int, N: int, T: int, record_every: int,
     for dtype in dtypes:
         with _x64(dtype):
             seq = periodic(w_host, backend="dense")
-            alg = consensus_algorithm(seq, N, dtype, name=f"bench.consensus.{dtype}")
-            timing, res = measure(_runner(alg, None, seeds, T, record_every), repeats)
+            alg = consensus_algorithm(seq, dtype)
+            timing, res = measure(_runner(alg, CONSENSUS_PARAMS, seeds, T, record_every), repeats)
             impl, x64 = _prng_impl(), bool(jax.config.jax_enable_x64)
-            x0 = np.asarray(initial_states(alg, None, seeds).x)
+            x0 = np.asarray(initial_states(alg, CONSENSUS_PARAMS, seeds).x)
             extra: dict[str, Any] = {}
             if one_chunk:
-                t1, res1 = measure(_runner(alg, None, seeds, T, record_every, chunk_size=T),
-                                   repeats)
+                t1, res1 = measure(_runner(alg, CONSENSUS_PARAMS, seeds, T, record_every,
+                                           chunk_size=T), repeats)
                 extra.update(one_chunk_s=t1.median_s, one_chunk_compile_s=t1.compile_s,
                              one_chunk_equal=bool(np.array_equal(res1.final_state.x,
                                                                  res.final_state.x)))
@@ -334,7 +636,7 @@ def bench_consensus(*, S: int, N: int, T: int, record_every: int,
             notes += f"; chunk_size=T: {extra['one_chunk_s'] * 1e3:.1f} ms"
         rows.append(BenchResult(
             name="consensus.plain", variant="runner vs numpy", dtype=dtype,
-            size=dict(S=S, N=N, T=T, record_every=record_every, P=period),
+            size=dict(S=S, N=N, T=T, record_every=record_every, P=period, backend="dense"),
             metric="time_s", value=timing.median_s,
             reference="numpy: Python loop over t of X @ W_t.T (BLAS einsum 'ij,sj->si' "
                       "vectorised over seeds), same records",
@@ -365,12 +667,12 @@ def bench_backends(*, S: int, cases: Sequence[tuple[int, int]], offsets: Sequenc
         W = row_stochastic(circulant(n, list(offsets)))
         record_every = max(T // 10, 1)
         with _x64(dtype):
-            algs = {b: consensus_algorithm(static(W, backend=b), n, dtype,
-                                           name=f"bench.backend.{b}.{n}")
+            algs = {b: consensus_algorithm(static(W, backend=b), dtype)
                     for b in ("dense", "sparse")}
-            t_dense, r_dense = measure(_runner(algs["dense"], None, seeds, T, record_every),
-                                       repeats)
-            t_sparse, r_sparse = measure(_runner(algs["sparse"], None, seeds, T, record_every),
+            t_dense, r_dense = measure(_runner(algs["dense"], CONSENSUS_PARAMS, seeds, T,
+                                               record_every), repeats)
+            t_sparse, r_sparse = measure(_runner(algs["sparse"], CONSENSUS_PARAMS, seeds, T,
+                                                  record_every),
                                          repeats)
             impl, x64 = _prng_impl(), bool(jax.config.jax_enable_x64)
         diff = _max_abs_diff([(r_sparse.final_state.x, r_dense.final_state.x),
@@ -437,26 +739,28 @@ def bench_random_graphs(*, S: int, T: int, cases: Sequence[tuple[str, int, str]]
         with _x64(dtype):
             rand = random_edge_drops(base, drop_prob, rule="row", key=0, backend=backend)
             stack = periodic(rand.weights_host(T), backend=backend)
-            alg_r = consensus_algorithm(rand, n, dtype, name=f"bench.random.{backend}.{n}")
-            alg_p = consensus_algorithm(stack, n, dtype, name=f"bench.stack.{backend}.{n}")
-            t_r, r_r = measure(_runner(alg_r, None, seeds, T, record_every), repeats)
-            t_p, r_p = measure(_runner(alg_p, None, seeds, T, record_every), repeats)
+            alg_r = consensus_algorithm(rand, dtype)
+            alg_p = consensus_algorithm(stack, dtype)
+            t_r, r_r = measure(_runner(alg_r, CONSENSUS_PARAMS, seeds, T, record_every), repeats)
+            t_p, r_p = measure(_runner(alg_p, CONSENSUS_PARAMS, seeds, T, record_every), repeats)
             impl, x64 = _prng_impl(), bool(jax.config.jax_enable_x64)
             if per_seed:
                 t_ps = record_every if per_seed_steps is None else int(per_seed_steps)
                 rep_ps = min(repeats, 3)
                 rand_s = random_edge_drops(base, drop_prob, rule="row",
                                            shared_across_seeds=False, backend=backend)
-                alg_s = consensus_algorithm(rand_s, n, dtype, per_seed_graph=True,
-                                            name=f"bench.random_per_seed.{backend}.{n}")
-                t_s, r_s = measure(_runner(alg_s, None, seeds, t_ps, record_every), rep_ps)
-                t_p_short, _ = measure(_runner(alg_p, None, seeds, t_ps, record_every), rep_ps)
-                x0 = np.asarray(initial_states(alg_s, None, seeds).x)
+                alg_s = consensus_algorithm(rand_s, dtype, per_seed_graph=True)
+                t_s, r_s = measure(_runner(alg_s, CONSENSUS_PARAMS, seeds, t_ps, record_every),
+                                   rep_ps)
+                t_p_short, _ = measure(_runner(alg_p, CONSENSUS_PARAMS, seeds, t_ps, record_every),
+                                       rep_ps)
+                x0 = np.asarray(initial_states(alg_s, CONSENSUS_PARAMS, seeds).x)
         diff = _max_abs_diff([(r_r.final_state.x, r_p.final_state.x),
                               (r_r.records.x, r_p.records.x)])
         tol = _TOL[dtype]
-        size = dict(S=S, N=n, T=T, base=base_kind, drop_prob=drop_prob)
-        draw_us = _us_per_step(t_r.median_s - t_p.median_s, T)
+        size = dict(S=S, N=n, T=T, base=base_kind, drop_prob=drop_prob, backend=backend)
+        draw_text, draw_us = cost_text(t_r.median_s - t_p.median_s, _noise(t_r, t_p), per=T,
+                                       what="step")
         rows.append(BenchResult(
             name="graphs.random_edge_drops", variant=f"shared draw, {backend}", dtype=dtype,
             size=size, metric="time_s", value=t_r.median_s,
@@ -466,8 +770,9 @@ def bench_random_graphs(*, S: int, T: int, cases: Sequence[tuple[str, int, str]]
             compile_s=t_r.compile_s, reference_compile_s=t_p.compile_s, times_s=t_r.times_s,
             reference_times_s=t_p.times_s, repeats=repeats, max_abs_diff=diff,
             agree=bool(diff <= tol), tolerance=tol, prng_impl=impl, enable_x64=x64,
-            notes=f"draw + re-weight costs {draw_us:.1f} us/step over the stack",
+            notes=f"draw + re-weight cost over the stack: {draw_text}",
             extra=dict(draw_us_per_step=draw_us,
+                       draw_us_per_step_raw=_us_per_step(t_r.median_s - t_p.median_s, T),
                        host_stack_bytes=T * n * n * np.dtype(dtype).itemsize),
         ))
         if per_seed:
@@ -476,7 +781,8 @@ def bench_random_graphs(*, S: int, T: int, cases: Sequence[tuple[str, int, str]]
             slack = 1e-5
             outside = float(np.max(np.maximum(lo - final, final - hi), initial=0.0))
             ok = bool(np.all(np.isfinite(final)) and outside <= slack)
-            per_seed_us = _us_per_step(t_s.median_s - t_p_short.median_s, t_ps)
+            per_seed_text, per_seed_us = cost_text(t_s.median_s - t_p_short.median_s,
+                                                   _noise(t_s, t_p_short), per=t_ps, what="step")
             rows.append(BenchResult(
                 name="graphs.random_edge_drops", variant=f"per-seed draw, {backend}",
                 dtype=dtype, size={**size, "T": t_ps}, metric="time_s", value=t_s.median_s,
@@ -489,8 +795,10 @@ def bench_random_graphs(*, S: int, T: int, cases: Sequence[tuple[str, int, str]]
                 times_s=t_s.times_s, reference_times_s=t_p_short.times_s, repeats=rep_ps,
                 max_abs_diff=max(outside, 0.0), agree=ok, tolerance=slack, prng_impl=impl,
                 enable_x64=x64,
-                notes=f"S x edges draws per step: {per_seed_us:.1f} us/step over the stack",
-                extra=dict(draw_us_per_step=per_seed_us),
+                notes=f"S x edges draws per step, cost over the stack: {per_seed_text}",
+                extra=dict(draw_us_per_step=per_seed_us,
+                           draw_us_per_step_raw=_us_per_step(t_s.median_s - t_p_short.median_s,
+                                                             t_ps)),
             ))
     return rows
 
@@ -519,8 +827,8 @@ def bench_prng(*, S: int, N: int, T: int,
     rows: list[BenchResult] = []
     with _x64(dtype):
         W = jnp.asarray(W_host, jnp.float32)
-        base_alg = consensus_algorithm(static(W_host), N, dtype, name="bench.prng.no_noise")
-        t_plain, _ = measure(_runner(base_alg, None, seeds, T, T // 10 or 1), repeats)
+        base_alg = consensus_algorithm(static(W_host), dtype)
+        t_plain, _ = measure(_runner(base_alg, CONSENSUS_PARAMS, seeds, T, T // 10 or 1), repeats)
     first = None
     for impl in impls:
         with _x64(dtype), jax_config(jax_default_prng_impl=impl):
@@ -530,8 +838,11 @@ def bench_prng(*, S: int, N: int, T: int,
             x0 = np.asarray(initial_states(alg, sigma, seeds).x) if first is None else None
         mean_sq = float(np.sum(np.asarray(res.final_state.noise_sq, np.float64)) / n_draws)
         dev = abs(mean_sq - 1.0)
-        ns_per_normal = (timing.median_s - t_plain.median_s) / n_draws * 1e9
+        normal_text, ns_per_normal = cost_text(timing.median_s - t_plain.median_s,
+                                               _noise(timing, t_plain), per=n_draws, unit="ns",
+                                               what="normal")
         extra = dict(noise_free_s=t_plain.median_s, ns_per_normal=ns_per_normal,
+                     ns_per_normal_raw=(timing.median_s - t_plain.median_s) / n_draws * 1e9,
                      mean_noise_sq=mean_sq, normals=n_draws)
         if first is None:
             ref_timing, (_, ref_sq) = measure(
@@ -547,14 +858,15 @@ def bench_prng(*, S: int, N: int, T: int,
             ref_compile = first[1].compile_s
         rows.append(BenchResult(
             name="prng.threefry_vs_rbg", variant=impl, dtype=dtype,
-            size=dict(S=S, N=N, T=T, normals_per_step=S * N), metric="time_s",
+            size=dict(S=S, N=N, T=T, normals_per_step=S * N, backend="dense"),
+            metric="time_s",
             value=timing.median_s, reference=reference, reference_value=ref_value,
             ratio=_ratio(ref_value, timing.median_s), compile_s=timing.compile_s,
             reference_compile_s=ref_compile, times_s=timing.times_s,
             reference_times_s=ref_times, repeats=repeats, max_abs_diff=dev,
             agree=bool(dev <= tol and np.all(np.isfinite(res.final_state.x))), tolerance=tol,
             prng_impl=impl_now, enable_x64=x64,
-            notes=f"{ns_per_normal:.1f} ns/normal over noise-free "
+            notes=f"{normal_text} over noise-free "
                   f"{t_plain.median_s * 1e3:.1f} ms; check mean xi^2 = 1",
             extra=extra,
         ))
@@ -582,8 +894,9 @@ def bench_memory(*, S: int, N: int, horizons: Sequence[int], n_records: int = 10
         for T in horizons:
             if T % n_records:
                 raise ValueError(f"horizon {T} is not a multiple of n_records = {n_records}.")
-            alg = consensus_algorithm(static(W), N, dtype, name=f"bench.memory.{T}")
-            timing, res = measure(_runner(alg, None, seeds, T, T // n_records), repeats)
+            alg = consensus_algorithm(static(W), dtype)
+            timing, res = measure(_runner(alg, CONSENSUS_PARAMS, seeds, T, T // n_records),
+                                     repeats)
             measured.append((T, timing, res, _prng_impl(), bool(jax.config.jax_enable_x64)))
     rec_bytes = [tree_nbytes(res.records) for _, _, res, _, _ in measured]
     all_equal = len(set(rec_bytes)) == 1
@@ -593,7 +906,8 @@ def bench_memory(*, S: int, N: int, horizons: Sequence[int], n_records: int = 10
         full = S * T * N * itemsize
         rows.append(BenchResult(
             name="memory.records", variant=f"T={T}", dtype=dtype,
-            size=dict(S=S, N=N, T=T, record_every=T // n_records, n_records=n_records),
+            size=dict(S=S, N=N, T=T, record_every=T // n_records, n_records=n_records,
+                      backend="dense"),
             metric="bytes", value=float(nbytes),
             reference="records of every step (record_every=1): S*T*N*itemsize bytes "
                       "(computed, not allocated)",
@@ -613,6 +927,8 @@ def bench_memory(*, S: int, N: int, horizons: Sequence[int], n_records: int = 10
 # --------------------------------------------------------------------------------------------
 
 BENCHMARKS: dict[str, Callable[..., list[BenchResult]]] = {
+    "runner.overhead": bench_runner_overhead,
+    "runner.sharding": bench_sharding,
     "consensus.plain": bench_consensus,
     "mixing.dense_vs_sparse": bench_backends,
     "graphs.random_edge_drops": bench_random_graphs,
@@ -644,6 +960,7 @@ def run_benchmark(name: str, size: str = "default", repeats: int | None = None
         raise ValueError(f"unknown benchmark {name!r}; ids are {list(BENCHMARKS)}.")
     kwargs = dict(SIZES[size][name])
     kwargs["repeats"] = REPEATS[size] if repeats is None else int(repeats)
+    kwargs["repeats"] = max(kwargs["repeats"], MIN_REPEATS.get(name, 1))
     if name == "memory.records":
         kwargs["repeats"] = 1      # the bytes are the point; one timed call suffices
     return BENCHMARKS[name](**kwargs)

@@ -57,7 +57,12 @@ def test_times_are_finite_and_positive(tiny_rows):
 
 def test_decentral_agrees_with_reference(tiny_rows):
     rows, _, _ = tiny_rows
+    unchecked = [(r.name, r.variant) for r in rows if r.agree is None]
+    # only the fitted host-cost row compares no outputs (its runs are the checked rows' kind)
+    assert unchecked == [("runner.overhead", "host costs (fit over 1, 4, 16 chunks)")]
     for r in rows:
+        if r.agree is None:
+            continue
         assert r.agree is True, (r.name, r.variant, r.dtype, r.max_abs_diff, r.tolerance)
         assert r.max_abs_diff is not None and r.max_abs_diff <= r.tolerance
     consensus = {r.dtype: r for r in rows if r.name == "consensus.plain"}
