@@ -1,0 +1,139 @@
+"""``python -m figures``: discovery, the registry, the files each figure writes, exit codes.
+
+The graph figure runs once at the tiny size (module fixture); the harness tests use a registry
+of cheap stand-in figures, including one that raises (the negative control)."""
+
+from __future__ import annotations
+
+import json
+
+import jax
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+
+from decentral.results import load_results
+from figures import __main__ as cli
+from figures import graphs as fg
+from figures.registry import FigureContext, FigureOutput, discover, figure
+
+GRAPH_FIGURE = "graphs.consensus_disagreement"
+
+
+@pytest.fixture(scope="module")
+def graph_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("figures")
+    before = bool(jax.config.jax_enable_x64)
+    code = cli.main(["--size", "tiny", "--out", str(out), "--quiet", "--only", "graphs."])
+    return code, out, before, bool(jax.config.jax_enable_x64)
+
+
+def test_graph_figure_writes_png_npz_json(graph_run):
+    code, out, _, _ = graph_run
+    assert code == 0
+    for ext in (".png", ".npz", ".json"):
+        path = out / f"{GRAPH_FIGURE}{ext}"
+        assert path.is_file() and path.stat().st_size > 0, path
+    assert (out / f"{GRAPH_FIGURE}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    arrays, meta = load_results(out / GRAPH_FIGURE)
+    prov = meta["provenance"]
+    assert prov["versions"]["jax"] and prov["jax"]["enable_x64"] is True
+    assert meta["config"]["figure"] == GRAPH_FIGURE and meta["config"]["size"] == "tiny"
+    params = meta["config"]["parameters"]
+    assert meta["seeds"] == params["seeds"] == list(range(params["num_seeds"]))
+    assert set(params["cases"]) == {"static", "periodic", "b_connected", "random_drops"}
+    index = json.loads((out / "index.json").read_text())
+    assert [e["id"] for e in index["figures"]] == [GRAPH_FIGURE]
+    assert index["figures"][0]["status"] == "ok" and "provenance" in index
+
+
+def test_graph_figure_data_is_the_consensus_disagreement(graph_run):
+    _, out, _, _ = graph_run
+    arrays, meta = load_results(out / GRAPH_FIGURE)
+    params = meta["config"]["parameters"]
+    t = arrays["t"]
+    assert t[0] == 0 and t[-1] == params["num_steps"] and len(t) == params["num_steps"] + 1
+    for key, case in params["cases"].items():
+        err, pi0 = arrays[f"{key}_error"], arrays[f"{key}_pi0"]
+        assert err.shape == (params["num_seeds"], len(t))
+        assert np.all(np.isfinite(err)) and np.all(err >= 0)
+        assert pi0.shape == (case["n"],) and abs(pi0.sum() - 1) < 1e-12 and np.all(pi0 >= 0)
+        assert np.all(err[:, -1] < 0.1 * err[:, 0]), key          # consensus contracts
+        assert case["dtype"] == "float64"
+    np.testing.assert_allclose(arrays["b_connected_pi0"], fg.PRESCRIBED_PI, atol=1e-12)
+    np.testing.assert_allclose(arrays["periodic_pi0"], np.full(6, 1 / 6), atol=1e-12)
+    assert params["cases"]["b_connected"]["connectivity_window"] == 2
+
+
+def test_x64_restored_after_main(graph_run):
+    _, _, before, after = graph_run
+    assert before == after
+
+
+def test_disagreement_against_a_hand_computed_value():
+    x = np.array([[[1.0, 3.0], [2.0, 2.5]]])              # S=1, T+1=2, N=2
+    err = fg.disagreement(x, np.array([0.5, 0.5]))         # target 2.0
+    np.testing.assert_allclose(err, [[1.0, 0.5]])
+    # a wrong pi (planted) gives another target and another error curve
+    assert not np.allclose(fg.disagreement(x, np.array([1.0, 0.0])), err)
+
+
+def test_list_and_usage_errors(capsys, tmp_path):
+    assert cli.main(["--list"]) == 0
+    assert GRAPH_FIGURE in capsys.readouterr().out
+    assert cli.main(["--only", "nomatch", "--out", str(tmp_path)]) == 2
+    assert "matches no figure id" in capsys.readouterr().err
+    assert cli.main(["--size", "huge"]) == 2
+    assert not any(tmp_path.iterdir())
+    assert GRAPH_FIGURE in discover()
+
+
+def _good(ctx: FigureContext) -> FigureOutput:
+    n = ctx.pick(tiny=3, quick=10, full=100)
+    fig, ax = plt.subplots()
+    ax.plot(np.arange(n), np.arange(n))
+    return FigureOutput(fig, {"t": np.arange(n)}, {"n": n, "seeds": [ctx.base_seed]})
+
+
+def _raises(ctx: FigureContext) -> FigureOutput:
+    raise RuntimeError("planted failure")
+
+
+def _returns_nothing(ctx: FigureContext):
+    return None
+
+
+def test_a_raising_figure_exits_1_and_the_others_are_still_written(tmp_path, capsys):
+    reg: dict = {}
+    figure("demo.a_raises", title="raises", paper="test", registry=reg)(_raises)
+    figure("demo.b_good", title="good", paper="test", registry=reg)(_good)
+    figure("demo.c_no_output", title="returns None", paper="test", registry=reg)(
+        _returns_nothing)
+    code = cli.main(["--size", "tiny", "--out", str(tmp_path), "--quiet", "--base-seed", "7"],
+                    registry=reg)
+    assert code == 1
+    captured = capsys.readouterr()
+    assert "planted failure" in captured.err and "FigureOutput" in captured.err
+    arrays, meta = load_results(tmp_path / "demo.b_good")
+    assert list(arrays["t"]) == [0, 1, 2] and meta["seeds"] == [7]
+    assert (tmp_path / "demo.b_good.png").stat().st_size > 0
+    assert not (tmp_path / "demo.a_raises.png").exists()
+    status = {e["id"]: e["status"] for e in
+              json.loads((tmp_path / "index.json").read_text())["figures"]}
+    assert status == {"demo.a_raises": "ERROR", "demo.b_good": "ok", "demo.c_no_output": "ERROR"}
+    assert cli.main(["--size", "tiny", "--out", str(tmp_path), "--quiet", "--only", "b_good"],
+                    registry=reg) == 0
+
+
+def test_registry_refuses_bad_and_duplicate_ids():
+    reg: dict = {}
+    with pytest.raises(ValueError, match="must look like"):
+        figure("NoFamily", title="t", paper="p", registry=reg)
+    figure("demo.same", title="t", paper="p", registry=reg)(_good)
+    figure("demo.same", title="t", paper="p", registry=reg)(_good)      # same function: fine
+    with pytest.raises(ValueError, match="already registered"):
+        figure("demo.same", title="t", paper="p", registry=reg)(_raises)
+    with pytest.raises(ValueError, match="size"):
+        FigureContext(size="huge")
+    assert FigureContext("full").pick(quick=1, full=2) == 2
+    assert FigureContext("tiny").pick(quick=1, full=2) == 1
