@@ -1,0 +1,216 @@
+"""Consensus-type linear SA with row-stochastic mixing (Lin, Gupta, Liu, eq. (1) / (3)).
+
+One step ``t`` (0-based; the step size of the first update is ``alpha_0``), in this order:
+
+1. observe the shared chain state ``X_t`` (carried in the state);
+2. **mix**: ``v^i = sum_j W_t[i, j] theta^j``  (``V = W_t Theta``);
+3. **adapt on the mixed value** ("combine-then-adapt", the paper's eq. (1)):
+   ``theta^i_{t+1} = v^i + alpha_t (A(X_t) v^i + b^i(X_t))``, i.e.
+   ``Theta_{t+1} = W_t Theta_t (I + alpha_t A(X_t))^T + alpha_t B(X_t)``  (eq. (3));
+4. draw ``X_{t+1} ~ P(X_t, .)`` from the step's key.
+
+``variant="adapt_then_combine"`` is Remark 1's labelled alternative (Kushner–Yin):
+``Theta_{t+1} = W_t Theta_t + alpha_t (Theta_t A(X_t)^T + B(X_t))`` — the drift is taken at the
+agent's own value; same limit, not covered by the paper's finite-time analysis.
+
+Configurations of the same code: a single agent (``N = 1``, any graph on one agent) is the
+single-agent linear SA of Srikant and Ying; a doubly stochastic sequence (e.g. Metropolis
+weights) with ``variant="adapt_then_combine"`` is the consensus TD(0) of Doan, Maguluri and
+Romberg (their stacked update ``theta <- W theta + alpha (r phi + (I ⊗ A_t) theta)``).
+
+Example:
+    >>> import decentral.graphs as g
+    >>> from decentral.consensus_sa import random_mrp, td0_problem, consensus_sa, sa_params
+    >>> from decentral.schedules import harmonic
+    >>> from decentral.runner import run
+    >>> mrp = random_mrp(0, num_states=4, num_features=2, num_agents=3)
+    >>> prob = td0_problem(*mrp, 0.8)
+    >>> alg = consensus_sa(prob, g.static(g.ring(3), rule="row"))
+    >>> res = run(alg, sa_params(harmonic(1.0, 10.0)), seeds=range(4), num_steps=100)
+    >>> res.final_state.theta.shape      # [S, N, d]
+    (4, 3, 2)
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from decentral.graphs import GraphSequence, is_row_stochastic, mix
+from decentral.markov import next_state
+from decentral.schedules import StepSize, step_size, validate_step_size
+
+from .problem import LinearSAProblem
+
+__all__ = ["SAState", "SAParams", "sa_params", "consensus_sa", "VARIANTS", "theta_of",
+           "initial_chain_state"]
+
+VARIANTS = ("combine_then_adapt", "adapt_then_combine")
+
+
+class SAState(NamedTuple):
+    """State of consensus SA.
+
+    Attributes:
+        theta: ``[N, d]`` the agents' parameters (row i is ``theta^i``).
+        x: int32 scalar, the chain state ``X_t`` the next update reads.
+    """
+
+    theta: jax.Array
+    x: jax.Array
+
+
+class SAParams(NamedTuple):
+    """What users sweep (build with :func:`sa_params`).
+
+    Attributes:
+        step_size: a :class:`~decentral.schedules.StepSize` (``alpha_t = alpha0 / (t + t0)**p``,
+            t from 0).
+        theta0: ``[N, d]`` initial parameters, or None for zeros.
+        initial_distribution: ``[S]`` distribution of ``X_0``, or None for the stationary one.
+    """
+
+    step_size: StepSize
+    theta0: Any = None
+    initial_distribution: Any = None
+
+
+def sa_params(step_size: StepSize, theta0=None, initial_distribution=None) -> SAParams:
+    """Params of :func:`consensus_sa` and :func:`~decentral.push_sum.push_sum_sa`.
+
+    Args:
+        step_size: a schedule from :mod:`decentral.schedules` (``constant``, ``harmonic``,
+            ``polynomial``; stacked with ``stack_schedules`` to sweep).
+        theta0: initial ``[N, d]`` values (default zeros).
+        initial_distribution: ``[S]`` law of ``X_0`` (default: stationary).
+
+    Raises:
+        ValueError: NaN in the step size or ``theta0``; a distribution that is not stochastic.
+
+    Example:
+        >>> from decentral.schedules import constant
+        >>> sa_params(constant(0.1)).theta0 is None
+        True
+    """
+    if not isinstance(step_size, StepSize):
+        raise ValueError("step_size must be a decentral.schedules.StepSize (constant(0.1), "
+                         f"harmonic(alpha0, t0), ...); got {type(step_size).__name__}.")
+    validate_step_size(step_size)
+    if theta0 is not None:
+        theta0 = np.asarray(theta0)
+        if theta0.dtype == object or not np.all(np.isfinite(theta0)):
+            raise ValueError("theta0 must be finite numbers [N, d].")
+    if initial_distribution is not None:
+        p0 = np.asarray(initial_distribution, dtype=np.float64)
+        if p0.ndim < 1 or np.any(p0 < 0) or not np.all(np.isfinite(p0)) or \
+                np.any(np.abs(p0.sum(axis=-1) - 1) > 1e-9):
+            raise ValueError("initial_distribution must be a probability vector [S] "
+                             "(non-negative, summing to 1).")
+        initial_distribution = p0
+    return SAParams(step_size, theta0, initial_distribution)
+
+
+def initial_chain_state(key, problem_stationary, initial_distribution):
+    """``X_0`` drawn from ``initial_distribution`` (or the stationary law) with one uniform
+    draw against the cumulative distribution (the sampler of :mod:`decentral.markov`)."""
+    p0 = problem_stationary if initial_distribution is None else jnp.asarray(
+        initial_distribution)
+    c = jnp.cumsum(p0)
+    u = jax.random.uniform(key, (), dtype=c.dtype) * c[-1]
+    return jnp.minimum(jnp.sum(c <= u), p0.shape[0] - 1).astype(jnp.int32)
+
+
+def theta_of(state) -> jax.Array:
+    """Record function: the agents' parameters ``[N, d]`` (define record functions once)."""
+    return state.theta
+
+
+def _check_graphs(graphs, n: int, kind: str) -> None:
+    if not isinstance(graphs, GraphSequence):
+        raise ValueError(f"graphs must be a decentral.graphs.GraphSequence; got "
+                         f"{type(graphs).__name__}.")
+    if graphs.n != n:
+        raise ValueError(f"the graphs have {graphs.n} agents but the problem's b has N = {n}.")
+    if graphs.form == "random":
+        want = ("row", "metropolis") if kind == "row" else ("column",)
+        if graphs.rule not in want:
+            raise ValueError(f"this algorithm needs {kind}-stochastic weights; the random "
+                             f"sequence re-weights by rule={graphs.rule!r}. Use rule="
+                             f"{want[0]!r}.")
+        return
+    steps = graphs.length if graphs.length is not None else graphs.period
+    stack = graphs.weights_host(steps)
+    from decentral.graphs import is_column_stochastic
+
+    test = is_row_stochastic if kind == "row" else is_column_stochastic
+    bad = [k for k, w in enumerate(stack) if not test(w)]
+    if bad:
+        raise ValueError(f"this algorithm needs {kind}-stochastic weights W(t); the graphs at "
+                         f"steps {bad[:5]} are not. Build them with rule={kind!r}.")
+
+
+def consensus_sa(problem: LinearSAProblem, graphs: GraphSequence, *,
+                 variant: str = "combine_then_adapt", per_seed_graphs: bool = False):
+    """Consensus SA (Lin, Gupta, Liu, eq. (1)) as a runner :class:`~decentral.runner.Algorithm`.
+
+    Args:
+        problem: the tables (:class:`LinearSAProblem`, e.g. :func:`td0_problem`).
+        graphs: a row-stochastic sequence ``t -> W_t`` (any form and backend).
+        variant: ``"combine_then_adapt"`` (the paper, default) or ``"adapt_then_combine"``
+            (Remark 1).
+        per_seed_graphs: random sequences drawn per seed (``shared_across_seeds=False``).
+
+    Returns:
+        An ``Algorithm`` with state :class:`SAState`, params :class:`SAParams`,
+        ``max_horizon = graphs.length``, and a ``config`` naming the problem, graphs and
+        variant.
+
+    Raises:
+        ValueError: a variant not in :data:`VARIANTS`, graphs that are not row-stochastic or
+            whose agent count differs from the problem's.
+    """
+    from decentral.runner import Algorithm
+
+    if variant not in VARIANTS:
+        raise ValueError(f"variant must be one of {VARIANTS}; got {variant!r}.")
+    if not isinstance(problem, LinearSAProblem):
+        raise ValueError(f"problem must be a LinearSAProblem (td0_problem, ...); got "
+                         f"{type(problem).__name__}.")
+    _check_graphs(graphs, problem.num_agents, "row")
+    if graphs.form == "random" and per_seed_graphs == graphs.shared_across_seeds:
+        raise ValueError("per_seed_graphs must be True exactly when the random sequence draws "
+                         "per seed (shared_across_seeds=False).")
+    A_tab = jnp.asarray(problem.A)
+    b_tab = jnp.asarray(problem.b)
+    stationary = jnp.asarray(problem.stationary)
+    chain = problem.chain
+    n, d = problem.num_agents, problem.dim
+    combine_first = variant == "combine_then_adapt"
+
+    def init(key, params: SAParams) -> SAState:
+        theta = jnp.zeros((n, d), A_tab.dtype) if params.theta0 is None else \
+            jnp.asarray(params.theta0, A_tab.dtype).reshape(n, d)
+        x0 = initial_chain_state(key, stationary.astype(A_tab.dtype),
+                                 params.initial_distribution)
+        return SAState(theta, x0)
+
+    def step(key, state: SAState, params: SAParams, t, x_t):
+        if per_seed_graphs:
+            graph_key, chain_key = jax.random.split(key)
+            graph = graphs.at(t, graph_key)
+        else:
+            chain_key, graph = key, graphs.at(t)
+        alpha = step_size(params.step_size, t).astype(state.theta.dtype)
+        A_x, B_x = A_tab[state.x], b_tab[state.x]           # 1. observe X_t
+        mixed = mix(graph, state.theta)                      # 2. V = W_t Theta_t
+        base = mixed if combine_first else state.theta       # 3. drift at V (eq. 1) or Theta
+        theta = (mixed + alpha * (base @ A_x.T + B_x)).astype(state.theta.dtype)
+        return SAState(theta, next_state(chain_key, chain, state.x)), None   # 4. X_{t+1}
+
+    config = {"problem": problem.digest(), "graphs": graphs.digest(), "variant": variant,
+              "per_seed_graphs": bool(per_seed_graphs)}
+    return Algorithm(init=init, step=step, name=f"consensus_sa.{variant}", version="1",
+                     max_horizon=graphs.length, config=config)
