@@ -101,7 +101,8 @@ def sa_params(step_size: StepSize, theta0=None, initial_distribution=None) -> SA
     validate_step_size(step_size)
     if theta0 is not None:
         theta0 = np.asarray(theta0)
-        if theta0.dtype == object or not np.all(np.isfinite(theta0)):
+        if theta0.dtype == object or not np.issubdtype(theta0.dtype, np.number) or \
+                not np.all(np.isfinite(theta0)):
             raise ValueError("theta0 must be finite numbers [N, d].")
     if initial_distribution is not None:
         p0 = np.asarray(initial_distribution, dtype=np.float64)
@@ -121,6 +122,18 @@ def initial_chain_state(key, problem_stationary, initial_distribution):
     c = jnp.cumsum(p0)
     u = jax.random.uniform(key, (), dtype=c.dtype) * c[-1]
     return jnp.minimum(jnp.sum(c <= u), p0.shape[0] - 1).astype(jnp.int32)
+
+
+def check_params_shapes(params: SAParams, n: int, d: int, num_states: int) -> None:
+    """Refuse a ``theta0`` that is not ``[N, d]`` or an initial distribution that is not
+    ``[S]`` (checked on shapes, so also at trace time; no silent reshape or index clamping)."""
+    if params.theta0 is not None and tuple(np.shape(params.theta0)) != (n, d):
+        raise ValueError(f"theta0 must have shape [N, d] = [{n}, {d}]; got "
+                         f"{list(np.shape(params.theta0))}.")
+    p0 = params.initial_distribution
+    if p0 is not None and tuple(np.shape(p0)) != (num_states,):
+        raise ValueError(f"initial_distribution must have shape [S] = [{num_states}] (the "
+                         f"chain's states); got {list(np.shape(p0))}.")
 
 
 def theta_of(state) -> jax.Array:
@@ -191,8 +204,9 @@ def consensus_sa(problem: LinearSAProblem, graphs: GraphSequence, *,
     combine_first = variant == "combine_then_adapt"
 
     def init(key, params: SAParams) -> SAState:
+        check_params_shapes(params, n, d, problem.num_states)
         theta = jnp.zeros((n, d), A_tab.dtype) if params.theta0 is None else \
-            jnp.asarray(params.theta0, A_tab.dtype).reshape(n, d)
+            jnp.asarray(params.theta0, A_tab.dtype)
         x0 = initial_chain_state(key, stationary.astype(A_tab.dtype),
                                  params.initial_distribution)
         return SAState(theta, x0)

@@ -212,7 +212,7 @@ def initial_moments_inputs(problem, params):
     """``(theta0 [N, d], p0 [S])`` of ``params`` (zeros and stationary by default)."""
     N, d = problem.num_agents, problem.dim
     theta0 = np.zeros((N, d)) if params.theta0 is None else \
-        np.asarray(params.theta0, np.float64).reshape(N, d)
+        np.asarray(params.theta0, np.float64)
     p0 = problem.stationary if params.initial_distribution is None else \
         np.asarray(params.initial_distribution, np.float64)
     return theta0, p0
@@ -245,11 +245,13 @@ def exact_moments(problem, graphs, params, num_steps: int, *,
         >>> mom.mean.shape, mom.second.shape
         ((2, 2, 2), (2, 4, 4))
     """
-    from .algorithm import VARIANTS
+    from .algorithm import VARIANTS, _check_graphs, check_params_shapes
 
     if variant not in VARIANTS:
         raise ValueError(f"variant must be one of {VARIANTS}; got {variant!r}.")
     T = check_int(num_steps, "num_steps")
+    _check_graphs(graphs, problem.num_agents, "row")
+    check_params_shapes(params, problem.num_agents, problem.dim, problem.num_states)
     W = deterministic_weights(graphs, T)
     eye = np.broadcast_to(np.eye(problem.num_agents), W.shape)
     W2 = W if variant == "combine_then_adapt" else eye

@@ -12,6 +12,7 @@ from decentral._checks import check_int
 from decentral.consensus_sa.algorithm import (
     SAParams,
     _check_graphs,
+    check_params_shapes,
     initial_chain_state,
 )
 from decentral.consensus_sa.moments import (
@@ -173,8 +174,9 @@ def push_sum_sa(problem: LinearSAProblem, graphs: GraphSequence):
     n, d = problem.num_agents, problem.dim
 
     def init(key, params: SAParams) -> PushSumSAState:
+        check_params_shapes(params, n, d, problem.num_states)
         theta = jnp.zeros((n, d), A_tab.dtype) if params.theta0 is None else \
-            jnp.asarray(params.theta0, A_tab.dtype).reshape(n, d)
+            jnp.asarray(params.theta0, A_tab.dtype)
         x0 = initial_chain_state(key, stationary.astype(A_tab.dtype),
                                  params.initial_distribution)
         return PushSumSAState(theta, jnp.ones((n,), A_tab.dtype), x0)
@@ -227,6 +229,8 @@ def exact_moments(problem: LinearSAProblem, graphs: GraphSequence, params: SAPar
     ``W3 = W^_t``; the output is scaled by ``1 / y_t``. Deterministic sequences only.
     """
     T = check_int(num_steps, "num_steps")
+    _push_graphs(graphs, problem.num_agents)
+    check_params_shapes(params, problem.num_agents, problem.dim, problem.num_states)
     W, y = push_weights_sequence(graphs, T)
     theta0, p0 = initial_moments_inputs(problem, params)
     pair = problem.td[0].transition.shape[0] if problem.td is not None else None
