@@ -79,7 +79,8 @@ def fig_a(ctx: FigureContext) -> FigureOutput:
     T = ctx.pick(tiny=300, quick=20_000, full=200_000)
     at = log_spaced_steps(T, ctx.pick(tiny=6, quick=30, full=40))
     params = sa_params(harmonic(5.0, 51.0))
-    theta = _mc(consensus_sa(problem, g.static(W)), params, _seeds(ctx, 64, 256), T, at)
+    seeds = _seeds(ctx, 64, 256)
+    theta = _mc(consensus_sa(problem, g.static(W)), params, seeds, T, at)
     per_agent_pi = ((theta - t_pi) ** 2).sum(-1).mean(-1)           # mean over agents
     per_agent_unif = ((theta - t_unif) ** 2).sum(-1).mean(-1)
     mom = exact_moments(problem, g.static(W), params, T, record_at=at)
@@ -95,7 +96,7 @@ def fig_a(ctx: FigureContext) -> FigureOutput:
     data = {"t": at, "error_to_pi": per_agent_pi, "error_to_unif": per_agent_unif,
             "exact_error_to_pi": exact, "pi": pi}
     return FigureOutput(fig, data, {"T": T, "step": "5/(t+51)", "graph": "ring + chord 3->0",
-                                    "seeds": len(per_agent_pi)})
+                                    "seeds": seeds})
 
 
 @figure("consensus_sa.b_constant_step",
@@ -122,8 +123,9 @@ def fig_b(ctx: FigureContext) -> FigureOutput:
         plateaus.append(err[-1])
         plot_curves(at, {f"alpha={a:g} (exact)": err}, ax=ax)
     a_mc = alphas[-1]
-    theta = _mc(consensus_sa(problem, seq), sa_params(constant(a_mc), theta0=theta0),
-                _seeds(ctx, 64, 256), T, at[1:])
+    seeds = _seeds(ctx, 64, 256)
+    theta = _mc(consensus_sa(problem, seq), sa_params(constant(a_mc), theta0=theta0), seeds, T,
+                at[1:])
     mc = error_parts(theta, pi, target)["weighted"]
     data["monte_carlo_t"] = at[1:]
     data[f"monte_carlo_alpha_{a_mc:g}"] = mc
@@ -137,7 +139,8 @@ def fig_b(ctx: FigureContext) -> FigureOutput:
     ax2.set_title("plateau vs alpha (slope reported by the claim)")
     fig.tight_layout()
     data["plateaus"] = np.asarray(plateaus)
-    return FigureOutput(fig, data, {"T": T, "alphas": alphas, "theta0": "3 N(0, I), seed 0"})
+    return FigureOutput(fig, data, {"T": T, "alphas": alphas, "theta0": "3 N(0, I), seed 0",
+                                    "seeds": seeds, "monte_carlo_alpha": a_mc})
 
 
 @figure("consensus_sa.c_diminishing_step",
@@ -170,7 +173,8 @@ def fig_c(ctx: FigureContext) -> FigureOutput:
     ax2.set_xlabel("t")
     ax2.legend(fontsize=7)
     fig.tight_layout()
-    return FigureOutput(fig, data, {"T": T, "steps": list(steps), "gamma_max": gamma_max})
+    return FigureOutput(fig, data, {"T": T, "steps": list(steps), "gamma_max": gamma_max,
+                                    "seeds": [], "method": "exact moments (no sampling)"})
 
 
 @figure("consensus_sa.d_time_varying_shared_pi",
@@ -184,7 +188,8 @@ def fig_d(ctx: FigureContext) -> FigureOutput:
     t_pi, t_unif = limit(problem, PRESCRIBED_PI), limit(problem, np.full(6, 1 / 6))
     at = log_spaced_steps(T, ctx.pick(tiny=6, quick=30, full=40))
     params = sa_params(harmonic(5.0, 51.0))
-    theta = _mc(consensus_sa(problem, seq), params, _seeds(ctx, 64, 256), T, at)
+    seeds = _seeds(ctx, 64, 256)
+    theta = _mc(consensus_sa(problem, seq), params, seeds, T, at)
     e_pi = error_parts(theta, PRESCRIBED_PI, t_pi)["weighted"]
     e_unif = error_parts(theta, PRESCRIBED_PI, t_unif)["weighted"]
     mom = exact_moments(problem, seq, params, T, record_at=at)
@@ -197,7 +202,8 @@ def fig_d(ctx: FigureContext) -> FigureOutput:
     ax.legend(fontsize=7)
     return FigureOutput(fig, {"t": at, "error_to_pi": e_pi, "error_to_unif": e_unif,
                               "exact_error_to_pi": exact},
-                        {"T": T, "pi": PRESCRIBED_PI.tolist(), "step": "5/(t+51)"})
+                        {"T": T, "pi": PRESCRIBED_PI.tolist(), "step": "5/(t+51)",
+                         "seeds": seeds, "graph_order_seed": ctx.base_seed})
 
 
 @figure("consensus_sa.e_a6_violated",
@@ -208,7 +214,8 @@ def fig_e(ctx: FigureContext) -> FigureOutput:
     problem = common_problem()
     Wa, Wb = chord_weights(), other_chord_weights()
     T = ctx.pick(tiny=2 ** 9, quick=2 ** 15, full=2 ** 18)
-    at, avg, dev = run_epochs(problem, Wa, Wb, T, _seeds(ctx, 64, 200))
+    seeds = _seeds(ctx, 64, 200)
+    at, avg, dev = run_epochs(problem, Wa, Wb, T, seeds)
     ta, tb = limit(problem, g.perron_vector(Wa)), limit(problem, g.perron_vector(Wb))
     to_a = np.linalg.norm(avg - ta, axis=-1)
     to_b = np.linalg.norm(avg - tb, axis=-1)
@@ -222,7 +229,8 @@ def fig_e(ctx: FigureContext) -> FigureOutput:
     ax.legend(fontsize=7)
     which = np.where(epoch_stack(Wa, Wb, T)[at - 1][:, 0, 3] > 0, "b", "a").tolist()
     return FigureOutput(fig, {"t": at, "to_a": to_a, "to_b": to_b, "max_deviation": dev},
-                        {"T": T, "epochs": "W_a on [2^k, 2^(k+1)) for even k, W_b for odd k",
+                        {"T": T, "seeds": seeds,
+                         "epochs": "W_a on [2^k, 2^(k+1)) for even k, W_b for odd k",
                          "matrix_of_last_step_before_each_record": which})
 
 
@@ -260,7 +268,8 @@ def fig_f(ctx: FigureContext) -> FigureOutput:
     fig.tight_layout()
     return FigureOutput(fig, {"t": at, "push_error": e_push, "consensus_error": e_cons,
                               "push_exact_error": exact, "y": y},
-                        {"T": T, "step": "5/(t+51)", "graphs": "ring, chords 3->0 and 1->4"})
+                        {"T": T, "step": "5/(t+51)", "graphs": "ring, chords 3->0 and 1->4",
+                         "seeds": seeds})
 
 
 @figure("consensus_sa.g_consensus_diagnostics",
@@ -294,8 +303,9 @@ def fig_g(ctx: FigureContext) -> FigureOutput:
     target = limit(problem, pi)
     Tc = ctx.pick(tiny=300, quick=20_000, full=100_000)
     at = log_spaced_steps(Tc, ctx.pick(tiny=6, quick=30, full=40))
-    theta = _mc(consensus_sa(problem, g.static(W)), sa_params(harmonic(5.0, 51.0)),
-                _seeds(ctx, 64, 200), Tc, at)
+    seeds = _seeds(ctx, 64, 200)
+    theta = _mc(consensus_sa(problem, g.static(W)), sa_params(harmonic(5.0, 51.0)), seeds, Tc,
+                at)
     parts = error_parts(theta, pi, target)
     plot_curves(at, {"consensus part V_pi": parts["consensus"],
                      "single-agent part ||<theta> - theta*||^2": parts["average"]},
@@ -305,4 +315,5 @@ def fig_g(ctx: FigureContext) -> FigureOutput:
     fig.tight_layout()
     return FigureOutput(fig, {"V_pi": Vs, "t": at, "consensus_part": parts["consensus"],
                               "average_part": parts["average"]},
-                        {"alpha0_trials": trials, "L": L, "T_alpha0": T, "T": Tc})
+                        {"alpha0_trials": trials, "L": L, "T_alpha0": T, "T": Tc,
+                         "seeds": seeds, "alpha0_trials_seed": ctx.base_seed})
