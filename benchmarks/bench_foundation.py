@@ -65,6 +65,7 @@ from jax.sharding import Mesh, NamedSharding
 from jax.sharding import PartitionSpec as P
 
 from benchmarks import BenchResult, Timing, _ratio, cost_text, jax_config, measure, tree_nbytes
+from benchmarks.bench_consensus_sa import bench_consensus_sa
 from decentral.consensus import consensus, consensus_params
 from decentral.devices import cpu_core_count
 from decentral.graphs import (
@@ -128,6 +129,8 @@ SIZES: dict[str, dict[str, dict[str, Any]]] = {
         "prng.threefry_vs_rbg": dict(S=256, N=32, T=2000,
                                      impls=("threefry2x32", "rbg", "unsafe_rbg")),
         "memory.records": dict(S=8, N=16, horizons=(1_000, 100_000), n_records=10),
+        "consensus_sa.td0": dict(S=256, N=50, d=10, T=10_000, states=20, loop_seeds=2,
+                                 loop_steps=(500, 2000)),
     },
     "quick": {
         "runner.overhead": dict(S=256, N=32, T=2_000, n_records=100, fit_T=64,
@@ -141,6 +144,8 @@ SIZES: dict[str, dict[str, dict[str, Any]]] = {
                                          drop_prob=0.3, per_seed=False),
         "prng.threefry_vs_rbg": dict(S=64, N=16, T=400, impls=("threefry2x32", "rbg")),
         "memory.records": dict(S=4, N=8, horizons=(1_000, 100_000), n_records=10),
+        "consensus_sa.td0": dict(S=64, N=50, d=10, T=2000, states=20, loop_seeds=1,
+                                 loop_steps=(200, 800)),
     },
     "tiny": {
         "runner.overhead": dict(S=8, N=6, T=200, n_records=10, fit_T=16, fit_record_every=1),
@@ -152,6 +157,8 @@ SIZES: dict[str, dict[str, dict[str, Any]]] = {
                                          drop_prob=0.3, per_seed=False),
         "prng.threefry_vs_rbg": dict(S=4, N=6, T=40, impls=("threefry2x32", "rbg")),
         "memory.records": dict(S=2, N=4, horizons=(100, 1_000), n_records=10),
+        "consensus_sa.td0": dict(S=4, N=6, d=3, T=50, states=4, loop_seeds=1,
+                                 loop_steps=(10, 20)),
     },
 }
 """Benchmark sizes per mode: ``{mode: {benchmark id: keyword arguments}}``."""
@@ -934,6 +941,7 @@ BENCHMARKS: dict[str, Callable[..., list[BenchResult]]] = {
     "graphs.random_edge_drops": bench_random_graphs,
     "prng.threefry_vs_rbg": bench_prng,
     "memory.records": bench_memory,
+    "consensus_sa.td0": bench_consensus_sa,
 }
 """Benchmark id -> function; ``--only`` selects ids by substring."""
 

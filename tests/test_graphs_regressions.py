@@ -214,3 +214,16 @@ def test_d_warning_says_what_happened_in_words():
                          for _ in range(200)])
         g.absolute_probability_sequence(slow, 2)
     assert any("still changed" in str(w.message) for w in record)
+
+
+def test_c_fast_mix_is_the_plain_matmul_and_still_marks_every_hearing_agent(x64):
+    import jax.numpy as jnp
+
+    W = g.row_stochastic(g.ring(5))
+    X = np.arange(10.0).reshape(5, 2)
+    np.testing.assert_array_equal(np.asarray(g.mix(W, X, exact_nonfinite=False)), W @ X)
+    X[2, 1] = np.nan
+    hears = W[:, 2] > 0
+    for graph in (jnp.asarray(W), g.dense_to_table(W)):
+        out = np.asarray(g.mix(graph, X, exact_nonfinite=False))
+        assert np.all(~np.isfinite(out[hears, 1]))        # divergence is seen where it spreads

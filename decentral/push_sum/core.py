@@ -113,8 +113,9 @@ def push_sum(graphs: GraphSequence, *, shape: tuple[int, ...] | int | None = Non
 
     def step(key, state: PushSumState, params, t, x_t):
         graph = graphs.at(t)
-        return PushSumState(mix(graph, state.x).astype(state.x.dtype),
-                            mix(graph, state.y).astype(state.y.dtype)), None
+        x = mix(graph, state.x, exact_nonfinite=False)
+        y = mix(graph, state.y, exact_nonfinite=False)
+        return PushSumState(x.astype(state.x.dtype), y.astype(state.y.dtype)), None
 
     config = {"graphs": graphs.digest(), "shape": list(trailing), "dtype": str(draw_dtype)}
     return Algorithm(init=init, step=step, name="push_sum", version="1",
@@ -186,8 +187,8 @@ def push_sum_sa(problem: LinearSAProblem, graphs: GraphSequence):
         alpha = step_size(params.step_size, t).astype(state.theta_tilde.dtype)
         A_x, B_x = A_tab[state.x], b_tab[state.x]                        # 1. observe X_t
         u = state.theta_tilde + alpha * (state.theta @ A_x.T + B_x)      # 2. drift at theta
-        y = mix(graph, state.y)                                          # 3.-4. push, receive
-        theta_tilde = mix(graph, u)
+        y = mix(graph, state.y, exact_nonfinite=False)                   # 3.-4. push, receive
+        theta_tilde = mix(graph, u, exact_nonfinite=False)
         return PushSumSAState(theta_tilde.astype(u.dtype), y.astype(state.y.dtype),
                               next_state(key, chain, state.x)), None
 
