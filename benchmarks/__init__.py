@@ -14,7 +14,7 @@ command line is ``python -m benchmarks [--quick] [--only PATTERN] [--out DIR]``.
 
 Example:
     >>> from benchmarks import bench_foundation as bf
-    >>> rows = bf.run_benchmarks("tiny", only=["consensus"])
+    >>> rows = bf.run_benchmarks("tiny", only=["consensus.plain"])
     >>> sorted({r.name for r in rows}), all(r.agree for r in rows)
     (['consensus.plain'], True)
 """
