@@ -692,3 +692,55 @@ def test_params_of_the_wrong_shape_are_refused_not_reshaped_or_clamped():
     with pytest.raises(ValueError, match="column-stochastic"):
         push_exact_moments(prob, g.static(np.array([[0.5, 0.5], [0.0, 1.0]])),
                            sa_params(constant(0.1)), 3)
+
+
+# ------------------------------------------------------------------------------------------
+# 12. divergence: a finite iterate far beyond every limit is reported with its update
+# ------------------------------------------------------------------------------------------
+
+
+def _first_blowup(problem, graphs, alpha, theta0, factor, make=consensus_sa, after=0):
+    """Host reference: the first update t >= after whose iterate leaves the documented ball."""
+    from decentral.consensus_sa import divergence_scale
+
+    res = run(make(problem, graphs, divergence_factor=None),
+              sa_params(constant(alpha), theta0=theta0), seeds=[0], num_steps=60,
+              record_fn=(push_theta_of if make is push_sum_sa else theta_of))
+    traj = np.asarray(res.records)[0]              # theta_1 .. theta_T (update t gives t + 1)
+    ref = max(divergence_scale(problem), np.linalg.norm(theta0, axis=-1).max())
+    norms = np.linalg.norm(traj, axis=-1).max(-1)
+    hits = [t for t in range(len(norms)) if t >= after and norms[t] > factor * ref]
+    return hits[0], norms
+
+
+@pytest.mark.parametrize("make", [consensus_sa, push_sum_sa])
+def test_blowup_is_reported_at_its_update_and_a_stable_run_is_untouched(td3, make):
+    from decentral.runner import DivergenceError
+
+    graphs = g.static(g.ring(3), rule="row" if make is consensus_sa else "column")
+    theta0 = np.ones((3, 2))
+    # alpha = 40 is far outside the admissible range: the iterate grows geometrically
+    first, norms = _first_blowup(td3, graphs, 40.0, theta0, 1e3, make=make)
+    assert norms[-1] < np.inf and first > 0          # still finite: only the norm check sees it
+    alg = make(td3, graphs, divergence_factor=1e3)
+    with pytest.raises(DivergenceError, match=f"update t = {first}"):
+        run(alg, sa_params(constant(40.0), theta0=theta0), seeds=[0], num_steps=60)
+    # a late start of the check moves the reported update
+    later, _ = _first_blowup(td3, graphs, 40.0, theta0, 1e3, make=make, after=first + 3)
+    with pytest.raises(DivergenceError, match=f"update t = {later}"):
+        run(make(td3, graphs, divergence_factor=1e3, divergence_after=first + 3),
+            sa_params(constant(40.0), theta0=theta0), seeds=[0], num_steps=60)
+    # the default check leaves a stable run bit-for-bit unchanged
+    params = sa_params(constant(0.05), theta0=theta0)
+    a = run(make(td3, graphs), params, seeds=[0, 1], num_steps=50).final_state
+    b = run(make(td3, graphs, divergence_factor=None), params, seeds=[0, 1],
+            num_steps=50).final_state
+    assert jax.tree.all(jax.tree.map(lambda u, v: bool(jnp.array_equal(u, v)), a, b))
+
+
+def test_divergence_options_are_validated(tiny):
+    for bad in (0.5, float("inf"), "big"):
+        with pytest.raises(ValueError, match="divergence_factor"):
+            consensus_sa(tiny, g.static(W_ROW), divergence_factor=bad)
+    with pytest.raises(ValueError, match="divergence_after"):
+        push_sum_sa(tiny, g.static(W_COL), divergence_after=-1)

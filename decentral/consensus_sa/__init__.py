@@ -20,10 +20,12 @@ Push-sum SA (eq. (9)) lives in :mod:`decentral.push_sum` and shares the problem 
 """
 
 from .algorithm import (
+    DIVERGENCE_FACTOR,
     VARIANTS,
     SAParams,
     SAState,
     consensus_sa,
+    divergence_scale,
     initial_chain_state,
     sa_params,
     theta_of,
@@ -36,7 +38,7 @@ from .problem import MRP, LinearSAProblem, limit, local_limits, random_mrp, td0_
 __all__ = [
     "LinearSAProblem", "MRP", "td0_problem", "random_mrp", "limit", "local_limits",
     "SAState", "SAParams", "sa_params", "consensus_sa", "VARIANTS", "theta_of",
-    "initial_chain_state",
+    "initial_chain_state", "DIVERGENCE_FACTOR", "divergence_scale",
     "BoundQuantities", "bound_quantities", "contraction_factor", "window_diameter",
     "Moments", "exact_moments", "weighted_error_from_moments", "DEFAULT_FLOP_BUDGET",
     "error_parts",

@@ -49,9 +49,15 @@ from decentral.schedules import StepSize, step_size, validate_step_size
 from .problem import LinearSAProblem
 
 __all__ = ["SAState", "SAParams", "sa_params", "consensus_sa", "VARIANTS", "theta_of",
-           "initial_chain_state"]
+           "initial_chain_state", "DIVERGENCE_FACTOR", "divergence_scale"]
 
 VARIANTS = ("combine_then_adapt", "adapt_then_combine")
+
+#: Default multiple of ``max(1, max_i ||theta0^i||, max_j ||theta*_{e_j}||)`` beyond which an
+#: iterate counts as divergent (see :func:`consensus_sa`). Every limit ``theta*_pi`` is a convex
+#: combination of the agents' local limits ``theta*_{e_j}`` (it is linear in ``pi``), so the scale
+#: bounds ``||theta*_pi||`` for every mixing sequence.
+DIVERGENCE_FACTOR = 1e6
 
 
 class SAState(NamedTuple):
@@ -168,8 +174,59 @@ def _check_graphs(graphs, n: int, kind: str) -> None:
                          f"steps {bad[:5]} are not. Build them with rule={kind!r}.")
 
 
+def divergence_scale(problem: LinearSAProblem) -> float:
+    """``max(1, max_j ||theta*_{e_j}||)``: bounds the norm of every limit ``theta*_pi``.
+
+    ``theta*_pi = -Abar^{-1} sum_j pi_j bbar^j`` is linear in ``pi``, hence a convex combination
+    of the local limits ``theta*_{e_j}`` (agent ``j`` alone), and its norm is at most the largest
+    of theirs. For an ``A`` that is not invertible the scale is 1.
+
+    Example:
+        >>> from decentral.consensus_sa import random_mrp, td0_problem
+        >>> divergence_scale(td0_problem(*random_mrp(0, 4, 2, 3), 0.8)) >= 1.0
+        True
+    """
+    from .problem import local_limits
+
+    try:
+        lim = np.asarray(local_limits(problem), np.float64)
+    except (ValueError, np.linalg.LinAlgError):
+        return 1.0
+    return float(max(1.0, np.max(np.linalg.norm(lim, axis=-1))))
+
+
+def _check_divergence_options(factor, after) -> None:
+    if factor is not None and not (isinstance(factor, (int, float)) and np.isfinite(factor)
+                                   and factor > 1):
+        raise ValueError(f"divergence_factor must be a finite number > 1 or None; got "
+                         f"{factor!r}.")
+    if isinstance(after, bool) or not isinstance(after, (int, np.integer)) or after < 0:
+        raise ValueError(f"divergence_after must be a non-negative int; got {after!r}.")
+
+
+def blowup_guard(theta, theta0, t, scale: float, factor, after: int, rows=None):
+    """``theta``, or NaN everywhere once ``t >= after`` and a row norm exceeds the bound.
+
+    The bound is ``factor * max(scale, max_i ||theta0^i||)`` on the row norms of ``rows``
+    (default ``theta``; push-SA passes its ratios ``theta~ / y``); marking the iterate
+    non-finite lets the runner report the exact update at which it happened
+    (``DivergenceError``).
+    """
+    if factor is None:
+        return theta
+    ref = jnp.asarray(scale, theta.dtype)
+    if theta0 is not None:
+        ref = jnp.maximum(ref, jnp.max(jnp.linalg.norm(jnp.asarray(theta0, theta.dtype),
+                                                       axis=-1)))
+    rows = (theta if rows is None else rows).reshape(theta.shape[0], -1)
+    blown = (jnp.max(jnp.linalg.norm(rows, axis=-1)) > factor * ref) & (t >= after)
+    return jnp.where(blown, jnp.nan, theta)
+
+
 def consensus_sa(problem: LinearSAProblem, graphs: GraphSequence, *,
-                 variant: str = "combine_then_adapt", per_seed_graphs: bool = False):
+                 variant: str = "combine_then_adapt", per_seed_graphs: bool = False,
+                 divergence_factor: float | None = DIVERGENCE_FACTOR,
+                 divergence_after: int = 0):
     """Consensus SA (Lin, Gupta, Liu, eq. (1)) as a runner :class:`~decentral.runner.Algorithm`.
 
     Args:
@@ -178,6 +235,15 @@ def consensus_sa(problem: LinearSAProblem, graphs: GraphSequence, *,
         variant: ``"combine_then_adapt"`` (the paper, default) or ``"adapt_then_combine"``
             (Remark 1).
         per_seed_graphs: random sequences drawn per seed (``shared_across_seeds=False``).
+        divergence_factor: an iterate with some agent's ``||theta^i_{t+1}||`` above
+            ``divergence_factor * max(1, max_i ||theta0^i||, max_j ||theta*_{e_j}||)``
+            (:func:`divergence_scale`) at an update ``t >= divergence_after`` is divergent: the
+            step marks it non-finite, so the runner raises ``DivergenceError`` naming that
+            update (or warns, with ``on_divergence="warn"``). ``None`` disables the check
+            (non-finite values are still reported). The default, :data:`DIVERGENCE_FACTOR`
+            (1e6), leaves room for the early growth a large ``alpha_0`` may cause, which the
+            theorem does not exclude; raise ``divergence_after`` to skip a known transient.
+        divergence_after: first update at which the norm check applies (default 0).
 
     Returns:
         An ``Algorithm`` with state :class:`SAState`, params :class:`SAParams`,
@@ -205,6 +271,8 @@ def consensus_sa(problem: LinearSAProblem, graphs: GraphSequence, *,
     chain = problem.chain
     n, d = problem.num_agents, problem.dim
     combine_first = variant == "combine_then_adapt"
+    _check_divergence_options(divergence_factor, divergence_after)
+    scale = divergence_scale(problem) if divergence_factor is not None else 1.0
 
     def init(key, params: SAParams) -> SAState:
         check_params_shapes(params, n, d, problem.num_states)
@@ -233,10 +301,12 @@ def consensus_sa(problem: LinearSAProblem, graphs: GraphSequence, *,
             # Remark 1: Theta_{t+1} = W_t Theta_t + a (Theta_t A(X_t)^T + B(X_t))
             theta = mix(graph, state.theta, exact_nonfinite=False) + alpha * (
                 state.theta @ A_x.T + B_x)
-        theta = theta.astype(state.theta.dtype)
+        theta = blowup_guard(theta.astype(state.theta.dtype), params.theta0, t, scale,
+                             divergence_factor, divergence_after)
         return SAState(theta, next_state(chain_key, chain, state.x)), None   # 4. X_{t+1}
 
     config = {"problem": problem.digest(), "graphs": graphs.digest(), "variant": variant,
-              "per_seed_graphs": bool(per_seed_graphs)}
+              "per_seed_graphs": bool(per_seed_graphs),
+              "divergence": [divergence_factor, int(divergence_after)]}
     return Algorithm(init=init, step=step, name=f"consensus_sa.{variant}", version="2",
                      max_horizon=graphs.length, config=config)

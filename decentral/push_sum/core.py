@@ -10,9 +10,13 @@ import numpy as np
 
 from decentral._checks import check_int
 from decentral.consensus_sa.algorithm import (
+    DIVERGENCE_FACTOR,
     SAParams,
+    _check_divergence_options,
     _check_graphs,
+    blowup_guard,
     check_params_shapes,
+    divergence_scale,
     initial_chain_state,
 )
 from decentral.consensus_sa.moments import (
@@ -146,7 +150,8 @@ def theta_of(state: PushSumSAState) -> jax.Array:
     return state.theta
 
 
-def push_sum_sa(problem: LinearSAProblem, graphs: GraphSequence):
+def push_sum_sa(problem: LinearSAProblem, graphs: GraphSequence, *,
+                divergence_factor: float | None = DIVERGENCE_FACTOR, divergence_after: int = 0):
     """Push-SA (Lin, Gupta, Liu eq. (9)) as a runner ``Algorithm``; params: :class:`SAParams`
     (:func:`decentral.consensus_sa.sa_params`), ``theta_0^i = theta~_0^i`` since ``y_0 = 1``.
 
@@ -158,6 +163,10 @@ def push_sum_sa(problem: LinearSAProblem, graphs: GraphSequence):
     3. push ``W^[i, j] y^j`` and ``W^[i, j] u^j`` to every out-neighbour i (itself included);
     4. receive: ``y_{t+1} = W^_t y_t``, ``theta~_{t+1} = W^_t U``;
     5. de-bias on read: ``theta_{t+1} = theta~_{t+1} / y_{t+1}``; draw ``X_{t+1}``.
+
+    ``divergence_factor`` / ``divergence_after`` mark ``theta`` divergent as in
+    :func:`decentral.consensus_sa.consensus_sa` (the push-SA limit ``theta*_unif`` is one of the
+    ``theta*_pi`` the scale bounds).
 
     Raises:
         ValueError: graphs that are not column-stochastic or of another agent count.
@@ -173,6 +182,8 @@ def push_sum_sa(problem: LinearSAProblem, graphs: GraphSequence):
     stationary = jnp.asarray(problem.stationary)
     chain = problem.chain
     n, d = problem.num_agents, problem.dim
+    _check_divergence_options(divergence_factor, divergence_after)
+    scale = divergence_scale(problem) if divergence_factor is not None else 1.0
 
     def init(key, params: SAParams) -> PushSumSAState:
         check_params_shapes(params, n, d, problem.num_states)
@@ -188,11 +199,14 @@ def push_sum_sa(problem: LinearSAProblem, graphs: GraphSequence):
         A_x, B_x = A_tab[state.x], b_tab[state.x]                        # 1. observe X_t
         u = state.theta_tilde + alpha * (state.theta @ A_x.T + B_x)      # 2. drift at theta
         y = mix(graph, state.y, exact_nonfinite=False)                   # 3.-4. push, receive
-        theta_tilde = mix(graph, u, exact_nonfinite=False)
-        return PushSumSAState(theta_tilde.astype(u.dtype), y.astype(state.y.dtype),
+        theta_tilde = mix(graph, u, exact_nonfinite=False).astype(u.dtype)
+        theta_tilde = blowup_guard(theta_tilde, params.theta0, t, scale, divergence_factor,
+                                   divergence_after, rows=theta_tilde / y[:, None])
+        return PushSumSAState(theta_tilde, y.astype(state.y.dtype),
                               next_state(key, chain, state.x)), None
 
-    config = {"problem": problem.digest(), "graphs": graphs.digest()}
+    config = {"problem": problem.digest(), "graphs": graphs.digest(),
+              "divergence": [divergence_factor, int(divergence_after)]}
     return Algorithm(init=init, step=step, name="push_sum_sa", version="1",
                      max_horizon=graphs.length, config=config)
 
