@@ -1,0 +1,345 @@
+"""Resilient consensus under Byzantine senders (W-MSR; LeBlanc, Zhang, Koutsoukos, Sundaram,
+IEEE JSAC 31(4) 2013), as a runner :class:`~decentral.runner.Algorithm`.
+
+One step ``t``, in this order:
+
+1. take the step's graph ``G_t`` (its in-neighbour table, own index at ``k = 0``);
+2. every agent broadcasts its value: ``X[i, k] = x_{idx[i, k]}`` (:func:`decentral.graphs.gather`);
+3. the attacker produces each Byzantine sender's per-receiver message ``[B, N, ...]``; they
+   replace that sender's entries in the gathered values (own entries untouched);
+4. every cooperative agent aggregates its gathered values: ``x^i_{t+1} = agg(X[i], mask_i, H)``
+   (:func:`~decentral.resilient_ac.wmsr` by default), element-wise for vector values;
+5. Byzantine agents' own values stay as they were (their messages are all that matters).
+
+**Hypotheses** (checked when the algorithm is built, :func:`check_hypotheses`; each failure is a
+:class:`~decentral.hypotheses.HypothesisWarning` with numbers): the graph is ``(2H+1)``-robust
+(the sufficient condition for F-local adversaries, with ``F = H``), hence every cooperative agent
+has at least ``2H + 1`` in-neighbours; no cooperative agent has more than ``H`` Byzantine
+in-neighbours (H-local). When the graph is not ``(2H+1)``-robust the warning also reports
+whether the cooperative subgraph is ``(H+1)``-robust, LeBlanc et al.'s condition for Byzantine
+agents (under which W-MSR still succeeds). For a time-varying sequence the checks run on every
+distinct graph the sequence can produce: the one graph of a static sequence, the ``P`` graphs of
+a periodic or one-peer sequence, every graph of an explicit stack, and the *base* graph of a
+random edge-drop sequence (a drop can break robustness at any step; the warning says so).
+Robustness is computed exactly (enumeration up to 20 agents, else a MILP with a time limit);
+``check_robustness=False`` skips it (e.g. for a benchmark at 1000 agents).
+
+Guarantee when the hypotheses hold (LeBlanc et al., Theorems 1-2): every cooperative value stays
+in ``[min, max]`` of the cooperative initial values for every ``t`` (per coordinate), and the
+cooperative spread tends to 0 — geometrically on a static graph.
+
+Example:
+    >>> import jax.numpy as jnp
+    >>> import decentral.graphs as g
+    >>> from decentral.resilient_ac import resilient_consensus, consensus_params, huge
+    >>> from decentral.runner import run
+    >>> alg = resilient_consensus(g.complete(5), H=1, byzantine=[4], attacker=huge())
+    >>> res = run(alg, consensus_params(jnp.arange(5.0)), seeds=[0, 1], num_steps=30)
+    >>> x = res.final_state.x[:, :4]                 # the cooperative agents
+    >>> spread = x.max(axis=1) - x.min(axis=1)       # per seed
+    >>> bool(jnp.all((x >= 0.0) & (x <= 3.0))), bool(jnp.all(spread < 1e-6))
+    (True, True)
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+import decentral.graphs as g
+from decentral.graphs import GraphSequence, as_table, gather
+from decentral.graphs._validate import as_adjacency
+from decentral.hypotheses import warn_hypothesis
+
+from .aggregators import get_aggregator
+from .attackers import AttackContext, Attacker, replace_byzantine_messages
+
+__all__ = ["ResilientState", "ResilientParams", "consensus_params", "resilient_consensus",
+           "check_hypotheses", "values_of", "ROBUSTNESS_AUTO_MAX_N"]
+
+#: ``check_robustness=None`` computes robustness for graphs up to this many agents.
+ROBUSTNESS_AUTO_MAX_N = 20
+
+
+class ResilientState(NamedTuple):
+    """State of resilient consensus.
+
+    Attributes:
+        x: ``[N, ...]`` every agent's value (Byzantine rows keep their initial values).
+        attacker: the attacker's state (``()`` for stateless attackers).
+    """
+
+    x: jax.Array
+    attacker: Any
+
+
+class ResilientParams(NamedTuple):
+    """What a user sweeps.
+
+    Attributes:
+        x0: ``[N, ...]`` initial values (Byzantine agents' rows too).
+        attacker: the attacker's params, or None for the attacker's defaults.
+    """
+
+    x0: jax.Array
+    attacker: Any = None
+
+
+def consensus_params(x0, attacker: Any = None) -> ResilientParams:
+    """Params of :func:`resilient_consensus`: initial values ``[N]`` or ``[N, ...]``.
+
+    Raises:
+        ValueError: a scalar ``x0`` or NaN / infinite values.
+    """
+    if not isinstance(x0, jax.core.Tracer):
+        arr = np.asarray(x0)
+        if arr.ndim < 1:
+            raise ValueError("x0 must have a leading agent axis [N, ...]; got a scalar.")
+        if not np.issubdtype(arr.dtype, np.number) or not np.all(np.isfinite(arr)):
+            raise ValueError("x0 must hold finite numbers.")
+    return ResilientParams(jnp.asarray(x0), attacker)
+
+
+def values_of(state: ResilientState) -> jax.Array:
+    """Record function: every agent's value ``[N, ...]``."""
+    return state.x
+
+
+def _as_sequence(graphs) -> GraphSequence:
+    if isinstance(graphs, GraphSequence):
+        return graphs
+    try:
+        adj = np.asarray(graphs)
+    except Exception:                                     # pragma: no cover - defensive
+        adj = None
+    if adj is None or adj.ndim != 2 or adj.shape[0] != adj.shape[1]:
+        raise ValueError("graphs must be a decentral.graphs.GraphSequence or a square boolean "
+                         f"adjacency [N, N]; got {type(graphs).__name__}"
+                         + (f" of shape {adj.shape}" if adj is not None else "") + ".")
+    return g.static(as_adjacency(adj, name="graphs", require_self_loops=True), rule="row")
+
+
+def _patterns(seq: GraphSequence) -> tuple[list[np.ndarray], str]:
+    """The distinct boolean patterns a sequence can produce, and what they cover."""
+    if seq.form == "random":
+        return [np.asarray(seq.leaves["base"], bool)], \
+            "the base graph of a random edge-drop sequence (a dropped edge can break it)"
+    steps = seq.length if seq.length is not None else seq.period
+    stack = seq.weights_host(steps) > 0
+    uniq: list[np.ndarray] = []
+    for p in stack:
+        if not any(np.array_equal(p, q) for q in uniq):
+            uniq.append(p)
+    what = {"static": "the static graph", "periodic": f"the {steps} graphs of one period",
+            "explicit": f"all {steps} graphs of the explicit stack",
+            "one_peer_exponential": f"the {steps} graphs of one period"}[seq.form]
+    return uniq, what
+
+
+def check_hypotheses(graphs, H: int, byzantine: Sequence[int], *,
+                     check_robustness: bool | None = None, warn: bool = True,
+                     time_limit: float = 60.0) -> list[str]:
+    """The W-MSR hypotheses that fail, as messages (and warnings when ``warn``).
+
+    Checked on every distinct graph the sequence can produce (see the module docstring):
+    cooperative agents with fewer than ``2H + 1`` in-neighbours (self excluded); cooperative
+    agents with more than ``H`` Byzantine in-neighbours; the graph's robustness ``r < 2H + 1``
+    (with the robustness of the cooperative subgraph against ``H + 1``).
+
+    Args:
+        graphs: a ``GraphSequence`` or a boolean adjacency with self-loops.
+        H: the number of Byzantine in-neighbours to tolerate.
+        byzantine: the Byzantine agents' indices.
+        check_robustness: compute r-robustness (None: when ``N <= ROBUSTNESS_AUTO_MAX_N``).
+        warn: raise a :class:`~decentral.hypotheses.HypothesisWarning` per failure.
+        time_limit: seconds allowed to each MILP (graphs beyond 20 agents).
+
+    Returns:
+        The failure messages (empty when every hypothesis holds).
+
+    Example:
+        >>> import decentral.graphs as g
+        >>> msgs = check_hypotheses(g.circulant(5, [-1, -2, -3]), 1, [4], warn=False)
+        >>> msgs[0].split(";")[0]
+        'graph 0 of the static graph is 2-robust < 2H + 1 = 3'
+    """
+    seq = _as_sequence(graphs)
+    H = _check_H(H)
+    byz = _check_byzantine(byzantine, seq.n)
+    n = seq.n
+    coop = np.ones(n, bool)
+    coop[list(byz)] = False
+    if check_robustness is None:
+        check_robustness = n <= ROBUSTNESS_AUTO_MAX_N
+    pats, what = _patterns(seq)
+    out: list[str] = []
+    for k, pat in enumerate(pats):
+        off = pat & ~np.eye(n, dtype=bool)
+        indeg = off.sum(axis=1)
+        few = [int(i) for i in np.flatnonzero(coop & (indeg < 2 * H + 1))]
+        if few:
+            out.append(f"graph {k} of {what}: cooperative agents {few[:10]} have fewer than "
+                       f"2H + 1 = {2 * H + 1} in-neighbours (in-degrees "
+                       f"{[int(indeg[i]) for i in few[:10]]})")
+        nbyz = off[:, list(byz)].sum(axis=1) if byz else np.zeros(n, int)
+        many = [int(i) for i in np.flatnonzero(coop & (nbyz > H))]
+        if many:
+            out.append(f"graph {k} of {what}: cooperative agents {many[:10]} have more than "
+                       f"H = {H} Byzantine in-neighbours ({[int(nbyz[i]) for i in many[:10]]})")
+        if check_robustness and n >= 2:
+            r = g.r_robustness(pat, time_limit=time_limit)
+            if r < 2 * H + 1:
+                msg = f"graph {k} of {what} is {r}-robust < 2H + 1 = {2 * H + 1}"
+                keep = np.flatnonzero(coop)
+                if keep.size >= 2:
+                    sub = pat[np.ix_(keep, keep)]
+                    rc = g.r_robustness(sub, time_limit=time_limit)
+                    verdict = "holds" if rc >= H + 1 else "fails too"
+                    msg += (f"; its cooperative subgraph is {rc}-robust (LeBlanc et al.'s "
+                            f"Byzantine condition, (H + 1) = {H + 1}-robust, {verdict})")
+                out.append(msg)
+    if warn:
+        for m in out:
+            warn_hypothesis(m, stacklevel=3)
+        if not check_robustness and n >= 2:
+            warnings.warn(f"r-robustness not checked (N = {n} > {ROBUSTNESS_AUTO_MAX_N}); pass "
+                          "check_robustness=True to compute it.", UserWarning, stacklevel=3)
+    return out
+
+
+def _check_H(H) -> int:
+    if isinstance(H, bool) or not isinstance(H, (int, np.integer)) or H < 0:
+        raise ValueError(f"H must be a non-negative int; got {H!r}.")
+    return int(H)
+
+
+def _check_byzantine(byzantine, n: int) -> tuple[int, ...]:
+    try:
+        byz = [int(b) for b in np.asarray(byzantine, dtype=object).reshape(-1)]
+    except (TypeError, ValueError):
+        raise ValueError(f"byzantine must be a sequence of agent indices; got {byzantine!r}."
+                         ) from None
+    bad = [b for b in byz if not 0 <= b < n]
+    if bad:
+        raise ValueError(f"byzantine names agents {bad} outside the graph's 0..{n - 1}.")
+    if len(set(byz)) != len(byz):
+        raise ValueError(f"byzantine lists an agent twice: {byz}.")
+    if len(byz) >= n:
+        raise ValueError("at least one agent must be cooperative.")
+    return tuple(sorted(byz))
+
+
+def resilient_consensus(graphs, H: int, byzantine: Sequence[int], attacker: Attacker | None,
+                        *, aggregator: str | Callable = "wmsr", check: bool = True,
+                        check_robustness: bool | None = None):
+    """Resilient consensus (module docstring) as a runner ``Algorithm``.
+
+    Args:
+        graphs: a ``GraphSequence`` (any form and backend; its weights are not used, only which
+            in-neighbours each agent hears) or a boolean adjacency with self-loops
+            (``adj[i, j]``: i hears j).
+        H: Byzantine in-neighbours tolerated by the aggregator.
+        byzantine: indices of the Byzantine agents (may be empty).
+        attacker: an :class:`~decentral.resilient_ac.Attacker` (None only when ``byzantine``
+            is empty).
+        aggregator: ``"wmsr"`` (default), ``"trimmed_mean"``, ``"clipped_mean"``, ``"mean"``
+            (plain averaging) or a callable ``(values [K, ...], mask [K], H) -> [...]``.
+        check: check the hypotheses and warn (:func:`check_hypotheses`).
+        check_robustness: as in :func:`check_hypotheses`.
+
+    Returns:
+        An ``Algorithm``: state :class:`ResilientState`, params :class:`ResilientParams`
+        (:func:`consensus_params`), ``max_horizon`` from the sequence.
+
+    Raises:
+        ValueError: bad ``H``, Byzantine indices outside the graph or repeated, a missing
+            attacker, an unknown aggregator; at trace time, an ``x0`` whose agent axis is not
+            ``N`` or an attacker whose messages are not ``[B, N, ...]``.
+    """
+    from decentral.runner import Algorithm
+
+    seq = _as_sequence(graphs)
+    H = _check_H(H)
+    byz = _check_byzantine(byzantine, seq.n)
+    if byz and attacker is None:
+        raise ValueError("byzantine agents need an attacker (e.g. resilient_ac.constant(1e6)).")
+    if attacker is not None and not isinstance(attacker, Attacker):
+        raise ValueError(f"attacker must be a resilient_ac.Attacker; got "
+                         f"{type(attacker).__name__}.")
+    agg = get_aggregator(aggregator)
+    if check:
+        check_hypotheses(seq, H, byz, check_robustness=check_robustness)
+    n = seq.n
+    coop_np = np.ones(n, bool)
+    coop_np[list(byz)] = False
+    slot_np = -np.ones(n, np.int32)
+    slot_np[list(byz)] = np.arange(len(byz), dtype=np.int32)
+    coop, slot = jnp.asarray(coop_np), jnp.asarray(slot_np)
+    byz_arr = jnp.asarray(np.asarray(byz, np.int32).reshape(-1))
+    per_seed = seq.form == "random" and not seq.shared_across_seeds
+    no_attack = attacker is None or not byz
+
+    def _graph(t, key):
+        return as_table(seq.at(t, key) if per_seed else seq.at(t))
+
+    def init(key, params: ResilientParams) -> ResilientState:
+        x = jnp.asarray(params.x0)
+        if x.ndim < 1 or x.shape[0] != n:
+            raise ValueError(f"x0 must be [N = {n}, ...]; got shape {x.shape}.")
+        if not jnp.issubdtype(x.dtype, jnp.floating):
+            x = x.astype(jnp.result_type(float))
+        if no_attack:
+            return ResilientState(x, ())
+        ctx = AttackContext(_graph(0, key), byz_arr, coop)
+        ap = attacker.params if params.attacker is None else params.attacker
+        return ResilientState(x, attacker.init(key, ap, x, ctx))
+
+    def step(key, state: ResilientState, params: ResilientParams, t, x_t):
+        graph_key, attack_key = jax.random.split(key)
+        table = _graph(t, graph_key)
+        x = state.x
+        gathered = gather(table, x)                                  # [N, K, ...]
+        astate = state.attacker
+        if not no_attack:
+            ctx = AttackContext(table, byz_arr, coop)
+            ap = attacker.params if params.attacker is None else params.attacker
+            msgs, astate = attacker.step(attack_key, astate, ap, t, x, ctx)
+            want = (len(byz),) + x.shape
+            if tuple(msgs.shape) != want:
+                raise ValueError(f"attacker {attacker.name!r} returned messages of shape "
+                                 f"{tuple(msgs.shape)}; expected [B, N, ...] = {want}.")
+            gathered = replace_byzantine_messages(table, gathered, slot, msgs.astype(x.dtype))
+        out = jax.vmap(agg, in_axes=(0, 0, None))(gathered, table.mask, H)
+        cm = coop.reshape((n,) + (1,) * (x.ndim - 1))
+        return ResilientState(jnp.where(cm, out.astype(x.dtype), x), astate), None
+
+    agg_name = aggregator if isinstance(aggregator, str) else getattr(aggregator, "__qualname__",
+                                                                       "callable")
+    config = _config(seq, H, byz, attacker, aggregator, agg_name)
+    name = f"resilient_consensus.{agg_name}"
+    return Algorithm(init=init, step=step, name=name, version="1", max_horizon=seq.length,
+                     config=config)
+
+
+def _config(seq, H, byz, attacker, aggregator, agg_name) -> dict | None:
+    """Everything the functions close over; None (the runner then walks the closures itself
+    and refuses to checkpoint what it cannot identify) when a user's attacker or aggregator
+    cannot be fingerprinted."""
+    from decentral.runner.fingerprint import Unfingerprintable, function_parts, hash_tree
+
+    try:
+        att = None if attacker is None else {
+            "name": attacker.name, "params": hash_tree(attacker.params),
+            "init": function_parts(attacker.init, "attacker.init"),
+            "step": function_parts(attacker.step, "attacker.step")}
+        agg = agg_name if isinstance(aggregator, str) else function_parts(aggregator,
+                                                                          "aggregator")
+    except Unfingerprintable:
+        return None
+    return {"graphs": seq.digest(), "H": H, "byzantine": list(byz), "attacker": att,
+            "aggregator": agg}
