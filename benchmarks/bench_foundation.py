@@ -66,6 +66,7 @@ from jax.sharding import PartitionSpec as P
 
 from benchmarks import BenchResult, Timing, _ratio, cost_text, jax_config, measure, tree_nbytes
 from benchmarks.bench_consensus_sa import bench_consensus_sa
+from benchmarks.bench_resilient_ac import bench_resilient_ac
 from decentral.consensus import consensus, consensus_params
 from decentral.devices import cpu_core_count
 from decentral.graphs import (
@@ -131,6 +132,8 @@ SIZES: dict[str, dict[str, dict[str, Any]]] = {
         "memory.records": dict(S=8, N=16, horizons=(1_000, 100_000), n_records=10),
         "consensus_sa.td0": dict(S=256, N=50, d=10, T=10_000, states=20, loop_seeds=2,
                                  loop_steps=(500, 2000)),
+        "resilient_ac.wmsr": dict(S=16, N=1000, K=16, d=64, H=2, deg=(8, 15),
+                                  loop_seeds=(4, 16)),
     },
     "quick": {
         "runner.overhead": dict(S=256, N=32, T=2_000, n_records=100, fit_T=64,
@@ -146,6 +149,8 @@ SIZES: dict[str, dict[str, dict[str, Any]]] = {
         "memory.records": dict(S=4, N=8, horizons=(1_000, 100_000), n_records=10),
         "consensus_sa.td0": dict(S=64, N=50, d=10, T=2000, states=20, loop_seeds=1,
                                  loop_steps=(200, 800)),
+        "resilient_ac.wmsr": dict(S=4, N=1000, K=16, d=64, H=2, deg=(8, 15),
+                                  loop_seeds=(1, 4)),
     },
     "tiny": {
         "runner.overhead": dict(S=8, N=6, T=200, n_records=10, fit_T=16, fit_record_every=1),
@@ -159,6 +164,7 @@ SIZES: dict[str, dict[str, dict[str, Any]]] = {
         "memory.records": dict(S=2, N=4, horizons=(100, 1_000), n_records=10),
         "consensus_sa.td0": dict(S=4, N=6, d=3, T=50, states=4, loop_seeds=1,
                                  loop_steps=(10, 20)),
+        "resilient_ac.wmsr": dict(S=2, N=8, K=6, d=3, H=1, deg=(2, 5), loop_seeds=(1, 2)),
     },
 }
 """Benchmark sizes per mode: ``{mode: {benchmark id: keyword arguments}}``."""
@@ -942,6 +948,7 @@ BENCHMARKS: dict[str, Callable[..., list[BenchResult]]] = {
     "prng.threefry_vs_rbg": bench_prng,
     "memory.records": bench_memory,
     "consensus_sa.td0": bench_consensus_sa,
+    "resilient_ac.wmsr": bench_resilient_ac,
 }
 """Benchmark id -> function; ``--only`` selects ids by substring."""
 

@@ -166,3 +166,68 @@ def test_consensus_sa_figures_a_to_g_write_their_data(sa_run):
     # the Monte-Carlo and exact errors to theta*_pi agree within the seed band's scale
     mc = arrays["error_to_pi"].mean(axis=0)
     np.testing.assert_allclose(mc, arrays["exact_error_to_pi"], rtol=0.5)
+
+
+RESILIENT_FIGURE = "resilient_ac.hull_under_attack"
+
+
+@pytest.fixture(scope="module")
+def resilient_run(tmp_path_factory):
+    import warnings
+
+    out = tmp_path_factory.mktemp("resilient_figures")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        code = cli.main(["--size", "tiny", "--out", str(out), "--quiet", "--only",
+                         "resilient_ac."])
+    return code, out, caught
+
+
+def test_resilient_figure_keeps_wmsr_in_the_hull_and_plain_averaging_captured(resilient_run):
+    from decentral.hypotheses import HypothesisWarning
+
+    code, out, caught = resilient_run
+    assert code == 0
+    assert (out / f"{RESILIENT_FIGURE}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert not [w for w in caught if issubclass(w.category, HypothesisWarning)]
+    arrays, meta = load_results(out / RESILIENT_FIGURE)
+    params = meta["config"]["parameters"]
+    assert meta["seeds"] == params["seeds"] == list(range(params["num_seeds"]))
+    S, T = params["num_seeds"], params["num_steps"]
+    assert arrays["x0"].shape == (S, 5) and len(arrays["t"]) == T + 1
+    # the experiment graph is 2-robust < 3 (warning caught and kept); K5 is 3-robust
+    exp, k5 = params["graphs"]["experiment"], params["graphs"]["complete"]
+    assert (exp["robustness"], k5["robustness"]) == (2, 3)
+    assert exp["hypothesis_warnings"] and "2-robust" in exp["hypothesis_warnings"][0]
+    assert k5["hypothesis_warnings"] == []
+    for gk in ("experiment", "complete"):
+        for ak in ("constant", "huge", "random", "just_inside", "split_brain"):
+            x = arrays[f"{gk}__{ak}__wmsr"]
+            assert x.shape == (S, T + 1, 5) and np.all(np.isfinite(x))
+            np.testing.assert_array_equal(x[:, 0], arrays["x0"])
+            assert np.all(arrays[f"{gk}__{ak}__wmsr_violation"] <= 1e-12), (gk, ak)
+        for ak in ("constant", "huge", "random"):        # plain averaging leaves the hull
+            assert arrays[f"{gk}__{ak}__mean_violation"].max() > 1.0, (gk, ak)
+        assert arrays[f"{gk}__huge__mean_violation"].max() > 1e4
+
+
+def test_resilient_figure_switch_attacker_sends_what_the_attack_alone_sends(resilient_run,
+                                                                           x64):
+    import warnings
+
+    import decentral.graphs as g
+    from decentral.resilient_ac import consensus_params, resilient_consensus, values_of
+    from decentral.runner import run
+    from figures import resilient_ac as fr
+
+    _, out, _ = resilient_run
+    arrays, meta = load_results(out / RESILIENT_FIGURE)
+    seed = meta["seeds"][-1]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        alg = resilient_consensus(g.circulant(5, [-1, -2, -3]), 1, [4],
+                                  fr.attacks()["huge"]["attacker"])
+    res = run(alg, consensus_params(arrays["x0"][-1]), [seed], meta["config"]["parameters"][
+        "num_steps"], record_fn=values_of, record_initial=True, progress=False)
+    np.testing.assert_array_equal(np.asarray(res.records[0]),
+                                  arrays["experiment__huge__wmsr"][-1])
