@@ -51,6 +51,7 @@ from decentral.resilient_ac import (
     random_values,
     resilient_consensus,
     split_brain,
+    switch_attacker,
     values_of,
 )
 from decentral.runner import run
@@ -116,31 +117,6 @@ def hull_units(x: np.ndarray, x0: np.ndarray) -> np.ndarray:
     init = np.asarray(x0, np.float64)[:, _cooperative()]
     lo, hi = init.min(axis=1), init.max(axis=1)
     return (np.asarray(x, np.float64) - lo[:, None, None]) / (hi - lo)[:, None, None]
-
-
-def switch_attacker(attackers: list[Attacker]) -> Attacker:
-    """One :class:`~decentral.resilient_ac.Attacker` that plays ``attackers[which]``.
-
-    Params ``{"which": int, "each": (params of every attacker)}``; every attacker gets the same
-    key, so attack ``k`` sends exactly what ``attackers[k]`` alone would send. Sweeping
-    ``which`` runs every attack with one compile per (graph, aggregator) instead of one per
-    attack. The attackers must be stateless (their states are kept, in a tuple, but only the
-    chosen one's messages are sent).
-    """
-    attackers = list(attackers)
-
-    def init(key, params, values, ctx):
-        return tuple(a.init(key, p, values, ctx) for a, p in zip(attackers, params["each"],
-                                                                  strict=True))
-
-    def step(key, state, params, t, values, ctx):
-        out = [a.step(key, st, p, t, values, ctx)
-               for a, st, p in zip(attackers, state, params["each"], strict=True)]
-        msgs = jnp.stack([m.astype(values.dtype) for m, _ in out])
-        return msgs[params["which"]], tuple(st for _, st in out)
-
-    params = {"which": jnp.asarray(0, jnp.int32), "each": tuple(a.params for a in attackers)}
-    return Attacker(init, step, params, "switch(" + ", ".join(a.name for a in attackers) + ")")
 
 
 def _hull_width(x0: np.ndarray) -> np.ndarray:

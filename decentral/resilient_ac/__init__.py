@@ -33,6 +33,7 @@ from .attackers import (
     replace_byzantine_messages,
     split_brain,
     stateless,
+    switch_attacker,
 )
 from .consensus import (
     ROBUSTNESS_AUTO_MAX_N,
@@ -50,7 +51,7 @@ __all__ = [
     "wmsr", "trimmed_mean", "clipped_mean", "mean", "ranks", "AGGREGATORS", "get_aggregator",
     "Attacker", "AttackContext", "ReceiverView", "stateless", "receiver_views",
     "replace_byzantine_messages", "constant", "huge", "random_values", "just_inside",
-    "split_brain", "coordinate_extreme",
+    "split_brain", "coordinate_extreme", "switch_attacker",
     "resilient_consensus", "consensus_params", "ResilientParams", "ResilientState",
     "check_hypotheses", "values_of", "ROBUSTNESS_AUTO_MAX_N",
     "projected_errors", "projection_step", "weighted_output_step",

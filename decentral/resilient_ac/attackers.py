@@ -63,7 +63,7 @@ from decentral.graphs import NeighborTable
 
 __all__ = ["Attacker", "AttackContext", "ReceiverView", "stateless", "constant", "huge",
            "random_values", "just_inside", "split_brain", "coordinate_extreme",
-           "replace_byzantine_messages", "receiver_views"]
+           "replace_byzantine_messages", "receiver_views", "switch_attacker"]
 
 
 class AttackContext(NamedTuple):
@@ -256,6 +256,41 @@ def coordinate_extreme(direction=1.0) -> Attacker:
     vector as a whole can lie far outside the cooperative agents' convex hull."""
     return stateless(_extreme_rule, {"direction": jnp.asarray(direction)},
                      "coordinate_extreme")
+
+
+def switch_attacker(attackers) -> Attacker:
+    """One attacker that plays ``attackers[which]``, ``which`` a param (so it can be swept).
+
+    Params ``{"which": int32, "each": (params of every attacker, in order)}``. Every attacker
+    steps with the same key and its own state, and the chosen one's messages are sent, so attack
+    ``k`` sends exactly what ``attackers[k]`` alone sends. Sweeping ``which`` runs a whole
+    attack suite with one compile (``run(..., sweep=True)``) instead of one per attack; the
+    price is that every attacker's messages are computed at every step.
+
+    Example:
+        >>> import jax.numpy as jnp
+        >>> sw = switch_attacker([constant(1.0), constant(2.0)])
+        >>> sw.params["which"].tolist(), sw.name
+        (0, 'switch(constant, constant)')
+    """
+    attackers = tuple(attackers)
+    if not attackers or not all(isinstance(a, Attacker) for a in attackers):
+        raise ValueError("switch_attacker needs a non-empty list of Attacker.")
+
+    def init(key, params, values, ctx):
+        return tuple(a.init(key, p, values, ctx)
+                     for a, p in zip(attackers, params["each"], strict=True))
+
+    def step(key, state, params, t, values, ctx):
+        sent, states = [], []
+        for a, st, p in zip(attackers, state, params["each"], strict=True):
+            m, st = a.step(key, st, p, t, values, ctx)
+            sent.append(jnp.asarray(m).astype(jnp.asarray(values).dtype))
+            states.append(st)
+        return jnp.stack(sent)[params["which"]], tuple(states)
+
+    params = {"which": jnp.asarray(0, jnp.int32), "each": tuple(a.params for a in attackers)}
+    return Attacker(init, step, params, "switch(" + ", ".join(a.name for a in attackers) + ")")
 
 
 def replace_byzantine_messages(table: NeighborTable, gathered, byzantine_slot, messages):
