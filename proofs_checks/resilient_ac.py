@@ -586,6 +586,12 @@ def _run_values(adj, H, byz, attacker, x0, seeds, T, aggregator="wmsr"):
     return np.asarray(res.records, np.float64)                       # [S, T+1, N, ...]
 
 
+def _leading_span(curve: np.ndarray, floor: float) -> int:
+    """Length of the leading stretch of ``curve`` above ``floor`` (the window of a rate fit)."""
+    below = np.flatnonzero(~(curve > floor))
+    return int(below[0]) if below.size else int(curve.size)
+
+
 def _run_attacks(adj, H, byz, attackers: Sequence, x0, seeds, T, aggregator="wmsr"):
     """``[A, S, T+1, N, ...]``: every attacker of the list from the same ``x0``, swept in one
     compile (:func:`~decentral.resilient_ac.switch_attacker`)."""
@@ -628,11 +634,10 @@ def check_wmsr_invariance(cases, attackers: Mapping[str, object], *, seeds: Sequ
             sp = cooperative_spread(xs, coop, agent_axis=2)                # [S, T+1]
             final = float(sp[:, -1].max() / sp[:, 0].max())
             curve = sp.mean(axis=0)
-            above = np.flatnonzero(curve > 1e-13 * curve[0])
+            span = _leading_span(curve, 1e-13 * curve[0])
             rate = None
-            if above.size >= 4:
-                rate = geometric_rate(np.arange(above.size), curve[:above.size],
-                                      n_boot=200).rate_per_step
+            if span >= 4:
+                rate = geometric_rate(np.arange(span), curve[:span], n_boot=200).rate_per_step
             rows[f"{name} / {aname}"] = {"hull_violation": viol, "final_spread_ratio": final,
                                          "spread_rate": rate}
             if not (viol <= tol) or not (final <= 1e-9):
@@ -751,11 +756,10 @@ def check_average_captured(adj, byz, value: float, *, seeds, num_steps: int, see
     final = float(err[:, -1].max())
     rho = float(np.abs(np.linalg.eigvals(cooperative_block(adj, byz))).max())
     curve = err.mean(axis=0)
-    above = np.flatnonzero(curve > max(1e-13, 1e-12 * curve[0]))
-    if above.size >= 8:
-        half = above.size // 2
-        rate = geometric_rate(np.arange(half, above.size), curve[half:above.size],
-                              n_boot=200).rate_per_step
+    span = _leading_span(curve, max(1e-13, 1e-12 * curve[0]))
+    if span >= 8:
+        half = span // 2
+        rate = geometric_rate(np.arange(half, span), curve[half:span], n_boot=200).rate_per_step
     else:
         rate = None
     rate_ok = rate is not None and abs(rate - rho) <= 1e-3

@@ -21,8 +21,12 @@ agents (under which W-MSR still succeeds). For a time-varying sequence the check
 distinct graph the sequence can produce: the one graph of a static sequence, the ``P`` graphs of
 a periodic or one-peer sequence, every graph of an explicit stack, and the *base* graph of a
 random edge-drop sequence (a drop can break robustness at any step; the warning says so).
-Robustness is computed exactly (enumeration up to 20 agents, else a MILP with a time limit);
-``check_robustness=False`` skips it (e.g. for a benchmark at 1000 agents).
+Robustness is computed exactly (:func:`decentral.graphs.r_robustness`: enumeration up to 16
+agents, a MILP with a time limit above), by default for graphs up to
+:data:`ROBUSTNESS_AUTO_MAX_N` agents; ``check_robustness=False`` skips it (e.g. for a benchmark
+at 1000 agents). The in-degree check applies for ``H >= 1`` only: ``r``-robust implies
+in-degree ``>= r`` only for ``r >= 2`` (a rooted out-branching is 1-robust with a root of
+in-degree 0, and plain averaging still reaches consensus on it).
 
 Guarantee when the hypotheses hold (LeBlanc et al., Theorems 1-2): every cooperative value stays
 in ``[min, max]`` of the cooperative initial values for every ``t`` (per coordinate), and the
@@ -181,7 +185,7 @@ def check_hypotheses(graphs, H: int, byzantine: Sequence[int], *,
     for k, pat in enumerate(pats):
         off = pat & ~np.eye(n, dtype=bool)
         indeg = off.sum(axis=1)
-        few = [int(i) for i in np.flatnonzero(coop & (indeg < 2 * H + 1))]
+        few = [int(i) for i in np.flatnonzero(coop & (indeg < 2 * H + 1))] if H >= 1 else []
         if few:
             out.append(f"graph {k} of {what}: cooperative agents {few[:10]} have fewer than "
                        f"2H + 1 = {2 * H + 1} in-neighbours (in-degrees "
@@ -207,8 +211,10 @@ def check_hypotheses(graphs, H: int, byzantine: Sequence[int], *,
         for m in out:
             warn_hypothesis(m, stacklevel=3)
         if not check_robustness and n >= 2:
-            warnings.warn(f"r-robustness not checked (N = {n} > {ROBUSTNESS_AUTO_MAX_N}); pass "
-                          "check_robustness=True to compute it.", UserWarning, stacklevel=3)
+            why = (f"N = {n} > {ROBUSTNESS_AUTO_MAX_N}" if n > ROBUSTNESS_AUTO_MAX_N
+                   else "check_robustness=False")
+            warnings.warn(f"r-robustness not checked ({why}); pass check_robustness=True to "
+                          "compute it.", UserWarning, stacklevel=3)
     return out
 
 
