@@ -8,6 +8,7 @@ The whole module runs in float64 (``x64_module``).
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import jax
@@ -18,6 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import decentral.graphs as g
+import decentral.resilient_ac.aggregators as agg_module
 from decentral.hypotheses import HypothesisWarning
 from decentral.resilient_ac import (
     AGGREGATORS,
@@ -41,6 +43,7 @@ from decentral.resilient_ac import (
     replace_byzantine_messages,
     resilient_consensus,
     split_brain,
+    switch_attacker,
     trimmed_mean,
     values_of,
     weighted_output_step,
@@ -244,6 +247,89 @@ def test_traced_H_one_compile():
     assert len(traces) == 1
 
 
+# static H: the streaming path (one compile per H; the tests above trace H under jit)
+_JIT_STATIC = {name: jax.jit(fn, static_argnums=2) for name, fn in AGGREGATORS.items()}
+
+
+@pytest.mark.parametrize("name", AGG_NAMES)
+def test_static_H_matches_reference_and_traced_H(name):
+    """The streaming path (Python-int H) against the sort reference and the rank path (traced
+    H): ties, garbage padding (NaN / inf), +-1e6, H above the neighbour count, a K past the
+    unrolling limit (fori_loop)."""
+    rng = np.random.default_rng(34)
+    long_K = agg_module._UNROLL_MAX_K + 6
+    for K, Hs in [(1, (0, 2)), (2, (0, 1, 3)), (5, (0, 1, 2, 7)), (8, (0, 1, 2, 3, 4)),
+                  (long_K, (0, 3, 40))]:
+        for case in range(8):
+            kind = case % 3
+            shape = (K, 2)
+            if kind == 0:
+                vals = rng.integers(-2, 3, size=shape).astype(np.float64)
+            elif kind == 1:
+                vals = rng.normal(size=shape) * 10.0
+            else:
+                vals = rng.choice([-1e6, 1e6, 0.5, -0.25, 3.0], size=shape)
+            mask = np.concatenate([[True], rng.random(K - 1) < 0.7])
+            garbage = rng.choice([np.nan, np.inf, -np.inf, 1e300, -7.0], size=shape)
+            padded = jnp.asarray(np.where(mask[:, None], vals, garbage))
+            for H in Hs:
+                ref = _ref_agg(name, vals, mask, H)
+                got = np.asarray(_JIT_STATIC[name](padded, jnp.asarray(mask), H))
+                traced = np.asarray(_JIT[name](padded, jnp.asarray(mask), H))
+                tol = 1e-13 * _scale(vals, mask)
+                msg = f"K={K}, case {case}, H={H}"
+                np.testing.assert_allclose(got, ref, rtol=1e-13, atol=tol, err_msg=msg)
+                np.testing.assert_allclose(got, traced, rtol=1e-13, atol=tol, err_msg=msg)
+
+
+def test_static_H_has_no_pairwise_intermediate():
+    K, d = 9, 5
+    vals, mask = jnp.zeros((K, d)), jnp.ones(K, bool)
+    for fn in (wmsr, trimmed_mean, clipped_mean):
+        shapes = {tuple(v.aval.shape) for eqn in jax.make_jaxpr(lambda v, m, f=fn: f(v, m, 2))(
+            vals, mask).eqns for v in eqn.outvars}
+        assert (K, K, d) not in shapes, fn.__name__
+        traced = {tuple(v.aval.shape) for eqn in jax.make_jaxpr(fn)(vals, mask, 2).eqns
+                  for v in eqn.outvars}
+        assert (K, K, d) in traced, fn.__name__           # the rank path for a traced H
+
+
+def _exact_kept_mean(name, v, H):
+    """math.fsum over the kept values of one coordinate (all real), and max |kept|."""
+    x0, s = float(v[0]), sorted(float(a) for a in v)
+    if name == "wmsr":
+        above = sorted(a for a in v[1:] if a > x0)
+        below = sorted(a for a in v[1:] if a < x0)
+        kept = [x0, *(a for a in v[1:] if a == x0), *above[:max(len(above) - H, 0)],
+                *below[H:]]
+    elif name == "trimmed_mean":
+        kept = s[H:len(s) - H]
+    else:
+        lo, hi = min(s[H], x0), max(s[len(s) - H - 1], x0)
+        kept = [min(max(float(a), lo), hi) for a in v]
+    return math.fsum(kept) / len(kept), max(abs(a) for a in kept)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("name", RESILIENT)
+def test_static_H_sums_kept_values_directly(name, dtype):
+    """Dropped +-1e6 / 1e9 next to O(1) values cost no precision: the error is a few ulps of
+    the kept values (a sum-minus-dropped formula would be off by ~eps * 1e9)."""
+    rng = np.random.default_rng(7)
+    K, d, H = 9, 64, 2
+    vals = rng.normal(size=(K, d))
+    for c in range(d):
+        byz = rng.choice(np.arange(1, K), size=int(rng.integers(1, H + 1)), replace=False)
+        vals[byz, c] = rng.choice([1e6, -1e6, 1e9, -1e9], size=byz.size)
+    vals = vals.astype(dtype)
+    got = np.asarray(_JIT_STATIC[name](jnp.asarray(vals), None, H))
+    assert got.dtype == dtype
+    eps = float(np.finfo(dtype).eps)
+    for c in range(d):
+        exact, size = _exact_kept_mean(name, vals[:, c].astype(np.float64), H)
+        assert abs(float(got[c]) - exact) <= 8 * eps * size, (c, float(got[c]), exact)
+
+
 # ------------------------------------------------------------------------------------------
 # 2. resilience properties (hypothesis; jitted aggregators with fixed K)
 # ------------------------------------------------------------------------------------------
@@ -299,6 +385,22 @@ def test_trimmed_and_clipped_stay_in_cooperative_range(case, name):
         assert lo - tol <= out <= hi + tol, (out, lo, hi)
     else:
         assert out == values[0]
+
+
+@settings(max_examples=40)
+@given(byzantine_cases())
+def test_static_H_stays_in_cooperative_range_and_matches_traced(case):
+    values, mask, H, byz = case
+    lo, hi, tol = _coop_range(values, mask, byz)
+    for name in RESILIENT:
+        out = float(_JIT_STATIC[name](jnp.asarray(values), jnp.asarray(mask), H))
+        traced = float(_JIT[name](jnp.asarray(values), jnp.asarray(mask), H))
+        np.testing.assert_allclose(out, traced, rtol=1e-12, atol=1e-12 * _scale(values, mask),
+                                   err_msg=name)
+        if name == "wmsr" or mask.sum() >= 2 * H + 1:
+            assert lo - tol <= out <= hi + tol, (name, out, lo, hi)
+        else:
+            assert out == values[0], name
 
 
 @settings(max_examples=30)
@@ -984,3 +1086,37 @@ def test_hull_violation_by_hand():
     xv = np.array([[[0.0, 10.0], [2.0, 6.5], [100.0, -100.0]],
                    [[0.5, 8.5], [1.0, 9.0], [100.0, -100.0]]])          # [T = 2, N, d]
     np.testing.assert_allclose(hull_violation(xv, x0v, coop), [1.5, 0.0])
+
+
+def test_in_degree_hypothesis_only_for_H_at_least_one():
+    # a rooted out-branching 0 -> 1 -> 2: 1-robust, its root has in-degree 0; plain averaging
+    # (H = 0) still reaches consensus, so nothing is flagged
+    branching = g.from_edges(3, [(0, 1), (1, 2)])
+    assert g.r_robustness(branching) == 1
+    assert check_hypotheses(branching, 0, [], warn=False) == []
+    msgs = check_hypotheses(branching, 1, [], warn=False)
+    assert any("fewer than 2H + 1 = 3" in m for m in msgs)
+
+
+def test_skipped_robustness_says_why():
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        check_hypotheses(g.complete(5), 1, [4], check_robustness=False)
+    texts = [str(w.message) for w in caught if issubclass(w.category, UserWarning)
+             and not issubclass(w.category, HypothesisWarning)]
+    assert texts and "check_robustness=False" in texts[0] and "N = 5 >" not in texts[0]
+
+
+def test_switch_attacker_plays_the_chosen_attack():
+    table = g.adjacency_to_table(g.complete(4))
+    ctx = AttackContext(table, jnp.array([3]), jnp.array([True, True, True, False]))
+    x = jnp.array([0.1, 0.5, 0.9, 7.0])
+    sw = switch_attacker([constant(1.0), constant(2.0), just_inside(-1.0)])
+    for which, want in enumerate([1.0, 2.0, 0.1]):
+        params = {**sw.params, "which": jnp.asarray(which, jnp.int32)}
+        state = sw.init(jax.random.key(0), params, x, ctx)
+        msgs, _ = sw.step(jax.random.key(1), state, params, 0, x, ctx)
+        assert msgs.shape == (1, 4)
+        np.testing.assert_allclose(np.asarray(msgs)[0, :3], want)
+    with pytest.raises(ValueError, match="non-empty"):
+        switch_attacker([])

@@ -50,12 +50,17 @@ __all__ = ["wmsr", "trimmed_mean", "clipped_mean", "mean", "AGGREGATORS", "get_a
            "ranks"]
 
 
+_UNROLL_MAX_K = 64
+"""Entry counts up to which the streaming passes are unrolled over ``k`` (beyond: fori_loop)."""
+
+
 def _is_traced(x) -> bool:
     return isinstance(x, jax.core.Tracer)
 
 
 def _prepare(values, mask, H, name: str):
-    """Validate (when concrete) and broadcast the mask over the trailing axes."""
+    """Validate (when concrete); return the values (floating), the mask broadcast over the
+    trailing axes and the ``[K]`` mask itself."""
     values = jnp.asarray(values)
     if values.ndim < 1:
         raise ValueError(f"{name}: values must have a leading entry axis [K, ...]; got a scalar.")
@@ -79,7 +84,12 @@ def _prepare(values, mask, H, name: str):
     if not _is_traced(values) and not bool(jnp.all(jnp.isfinite(values))):
         raise ValueError(f"{name}: values hold NaN or infinite entries.")
     m = mask.reshape((K,) + (1,) * (values.ndim - 1))
-    return values, jnp.broadcast_to(m, values.shape)
+    return values, jnp.broadcast_to(m, values.shape), mask
+
+
+def _static_H(H) -> int | None:
+    """``H`` as a Python int when it is static (validated by :func:`_prepare`), else None."""
+    return None if _is_traced(H) else int(H)
 
 
 def ranks(values, mask):
@@ -101,12 +111,166 @@ def ranks(values, mask):
     return asc, desc
 
 
+# ------------------------------------------------------------------------------------------
+# streaming building blocks (static H)
+# ------------------------------------------------------------------------------------------
+
+
+def _over_entries(start: int, K: int, body, carry):
+    """``carry = body(k, carry)`` for ``k = start .. K - 1``: unrolled in Python for
+    ``K <= _UNROLL_MAX_K`` (XLA fuses the whole chain), a ``fori_loop`` beyond (``k`` traced)."""
+    if K <= _UNROLL_MAX_K:
+        for k in range(start, K):
+            carry = body(k, carry)
+        return carry
+    return jax.lax.fori_loop(start, K, body, carry)
+
+
+def _extremes(values, mask1, start: int, L: int):
+    """The ``L`` largest (descending) and ``L`` smallest (ascending) real values among the
+    entries ``k >= start``, element-wise; missing places hold ``-inf`` / ``+inf``.
+
+    One pass over ``k``; each real value is inserted into both sorted lists by a chain of
+    compare-and-swaps (the larger stays, the smaller moves on, and vice versa), so the lists stay
+    sorted and hold the extremes of the values seen so far, ties included as separate places.
+    """
+    x0 = values[0]
+    dtype = values.dtype
+    neg, pos = jnp.full_like(x0, -jnp.inf), jnp.full_like(x0, jnp.inf)
+
+    def body(k, lists):
+        top, bot = lists
+        v, real = values[k], mask1[k]
+        c = jnp.where(real, v, jnp.asarray(-jnp.inf, dtype))
+        new_top = []
+        for t in top:
+            new_top.append(jnp.maximum(t, c))
+            c = jnp.minimum(t, c)
+        c = jnp.where(real, v, jnp.asarray(jnp.inf, dtype))
+        new_bot = []
+        for b in bot:
+            new_bot.append(jnp.minimum(b, c))
+            c = jnp.maximum(b, c)
+        return tuple(new_top), tuple(new_bot)
+
+    return _over_entries(start, values.shape[0], body, ((neg,) * L, (pos,) * L))
+
+
+def _sum_between(values, mask1, start: int, t_lo, t_hi):
+    """One pass over the entries ``k >= start``: the sum and count of the real values strictly
+    inside ``(t_lo, t_hi)`` and the count of the real values ``>= t_hi`` (counts int32)."""
+    x0 = values[0]
+    zero = jnp.zeros(x0.shape, jnp.int32)
+
+    def body(k, carry):
+        total, n_in, n_ge = carry
+        v, real = values[k], mask1[k]
+        below_hi = v < t_hi
+        inside = real & below_hi & (v > t_lo)
+        return (total + jnp.where(inside, v, jnp.zeros((), values.dtype)),
+                n_in + inside.astype(jnp.int32),
+                n_ge + (real & ~below_hi).astype(jnp.int32))
+
+    return _over_entries(start, values.shape[0], body,
+                         (jnp.zeros_like(x0), zero, zero))
+
+
+def _copies(t, n):
+    """``n`` copies of ``t`` summed (``n >= 0`` int; 0 where ``n == 0``, even for ``t`` inf)."""
+    return jnp.where(n > 0, t, jnp.zeros((), t.dtype)) * n.astype(t.dtype)
+
+
+def _mean_streaming(values, mask1):
+    """The plain average of the real entries, one pass over ``k``."""
+    zero = jnp.zeros((), values.dtype)
+
+    def body(k, total):
+        return total + jnp.where(mask1[k], values[k], zero)
+
+    total = _over_entries(0, values.shape[0], body, jnp.zeros_like(values[0]))
+    return total / jnp.sum(mask1.astype(jnp.int32)).astype(values.dtype)
+
+
+def _wmsr_streaming(values, mask1, H: int):
+    K = values.shape[0]
+    H = min(H, K - 1)                          # no more than K - 1 neighbours can be dropped
+    if H == 0:
+        return _mean_streaming(values, mask1)
+    x0 = values[0]
+    top, bot = _extremes(values, mask1, 1, H)  # neighbour values only
+    # dropped: top[h] where above x0 (at most H, the largest), bot[h] where below; the smallest
+    # dropped value above is t_hi, the largest below t_lo (+-inf when nothing is dropped).
+    # Every value strictly beyond a threshold is dropped, so the kept values are those strictly
+    # inside (t_lo, t_hi) plus the copies of t_hi / t_lo that were not dropped.
+    t_hi, t_lo = jnp.full_like(x0, jnp.inf), jnp.full_like(x0, -jnp.inf)
+    n_up = n_dn = jnp.zeros(x0.shape, jnp.int32)
+    for t, b in zip(top, bot, strict=True):
+        up, dn = t > x0, b < x0
+        t_hi, t_lo = jnp.where(up, t, t_hi), jnp.where(dn, b, t_lo)   # lists run outwards-in
+        n_up, n_dn = n_up + up.astype(jnp.int32), n_dn + dn.astype(jnp.int32)
+    total, n_in, n_ge = _sum_between(values, mask1, 1, t_lo, t_hi)
+    n_real = jnp.sum(mask1[1:].astype(jnp.int32))
+    kept_hi = n_ge - n_up                              # copies of t_hi kept (>= 0)
+    kept_lo = n_real - n_dn - n_in - n_ge              # #(real <= t_lo) - n_dn
+    total = x0 + total + _copies(t_hi, kept_hi) + _copies(t_lo, kept_lo)
+    return total / (1 + n_real - n_up - n_dn).astype(values.dtype)
+
+
+def _trimmed_streaming(values, mask1, H: int):
+    K = values.shape[0]
+    x0 = values[0]
+    if 2 * H + 1 > K:                          # never 2H + 1 real values
+        return x0
+    if H == 0:
+        return _mean_streaming(values, mask1)
+    top, bot = _extremes(values, mask1, 0, H)  # all real values, own included
+    t_hi, t_lo = top[-1], bot[-1]              # the H-th largest / smallest
+    total, n_in, n_ge = _sum_between(values, mask1, 0, t_lo, t_hi)
+    count = jnp.sum(mask1.astype(jnp.int32))
+    kept = count - 2 * H
+    kept_hi = n_ge - H                         # everything above t_hi is among the H dropped
+    kept_lo = kept - n_in - kept_hi
+    avg = (total + _copies(t_hi, kept_hi) + _copies(t_lo, kept_lo)) / jnp.maximum(
+        kept, 1).astype(values.dtype)
+    avg = jnp.where(t_lo == t_hi, t_hi, avg)   # every kept value equals the common threshold
+    return jnp.where(kept > 0, avg, x0)
+
+
+def _clipped_streaming(values, mask1, H: int):
+    K = values.shape[0]
+    x0 = values[0]
+    if 2 * H + 1 > K:
+        return x0
+    if H == 0:
+        return _mean_streaming(values, mask1)
+    top, bot = _extremes(values, mask1, 0, H + 1)
+    lo = jnp.minimum(bot[-1], x0)              # s[H]
+    hi = jnp.maximum(top[-1], x0)              # s[K_i - H - 1]
+
+    def body(k, total):
+        return total + jnp.where(mask1[k], jnp.minimum(jnp.maximum(values[k], lo), hi),
+                                 jnp.zeros((), values.dtype))
+
+    total = _over_entries(0, K, body, jnp.zeros_like(x0))
+    count = jnp.sum(mask1.astype(jnp.int32))
+    return jnp.where(count >= 2 * H + 1, total / count.astype(values.dtype), x0)
+
+
+# ------------------------------------------------------------------------------------------
+# the aggregators
+# ------------------------------------------------------------------------------------------
+
+
 def wmsr(values, mask, H):
     """W-MSR with the own-value rule over ``values [K, ...]`` (own value at ``k = 0``).
 
     Neighbour values above the own value: the H largest are dropped (all of them if fewer than H
     lie above); below: the H smallest (all if fewer); the kept neighbour values are averaged
     with the own value, uniformly. ``H = 0`` is the plain mean of the real entries.
+
+    With a Python-int ``H`` the streaming path runs (top-H / bottom-H lists, then the kept values
+    summed directly; ``O(K H)``); with a traced ``H`` the pairwise-rank path (``O(K^2)``). See
+    the module docstring.
 
     Args:
         values: ``[K, ...]`` gathered values, own value first.
@@ -121,7 +285,10 @@ def wmsr(values, mask, H):
         >>> float(wmsr(jnp.array([0.0, 1.0, 2.0]), None, 1))   # 2 dropped, 1 kept: (0 + 1) / 2
         0.5
     """
-    values, m = _prepare(values, mask, H, "wmsr")
+    values, m, mask1 = _prepare(values, mask, H, "wmsr")
+    h = _static_H(H)
+    if h is not None:
+        return _wmsr_streaming(values, mask1, h)
     nb = m.at[0].set(False)
     x0 = values[0]
     asc, desc = ranks(values, nb)
@@ -135,9 +302,13 @@ def trimmed_mean(values, mask, H):
     """Element-wise trimmed mean: drop exactly the H smallest and H largest of all real values
     (own included), average the rest; the own value when fewer than ``2H + 1`` are real.
 
+    Streaming with a Python-int ``H``, pairwise ranks with a traced one (as :func:`wmsr`).
     Args and returns as :func:`wmsr`.
     """
-    values, m = _prepare(values, mask, H, "trimmed_mean")
+    values, m, mask1 = _prepare(values, mask, H, "trimmed_mean")
+    h = _static_H(H)
+    if h is not None:
+        return _trimmed_streaming(values, mask1, h)
     count = jnp.sum(m, axis=0)
     asc, _ = ranks(values, m)
     keep = m & (asc >= H) & (asc < count - H)
@@ -152,9 +323,13 @@ def clipped_mean(values, mask, H):
     ``[min(s[H], x0), max(s[K_i - H - 1], x0)]`` (``s`` sorted) and average all of them; the own
     value when fewer than ``2H + 1`` are real.
 
-    Args and returns as :func:`wmsr`.
+    Streaming with a Python-int ``H`` (lists of the ``H + 1`` extremes), pairwise ranks with a
+    traced one (as :func:`wmsr`). Args and returns as :func:`wmsr`.
     """
-    values, m = _prepare(values, mask, H, "clipped_mean")
+    values, m, mask1 = _prepare(values, mask, H, "clipped_mean")
+    h = _static_H(H)
+    if h is not None:
+        return _clipped_streaming(values, mask1, h)
     count = jnp.sum(m, axis=0)
     asc, _ = ranks(values, m)
 
@@ -174,8 +349,8 @@ def mean(values, mask, H=0):
 
     Args and returns as :func:`wmsr`.
     """
-    values, m = _prepare(values, mask, H, "mean")
-    return jnp.sum(jnp.where(m, values, 0.0), axis=0) / jnp.sum(m, axis=0).astype(values.dtype)
+    values, _, mask1 = _prepare(values, mask, H, "mean")
+    return _mean_streaming(values, mask1)
 
 
 #: Aggregators by name (the ``aggregator=`` argument of the algorithms of this family).
