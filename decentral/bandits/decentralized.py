@@ -1,0 +1,407 @@
+"""Decentralized UCB (Zhu, Mulle, Smith, Liu, arXiv 2111.10933): Dec_UCB of the first version
+(Theorems 1 and 2) and Dec-UCB1 / Dec-KL-UCB of the journal version (IEEE TAC 70(7), 2025).
+
+Each agent i keeps, per arm k, its own count ``n_{i,k}`` and sample mean ``xbar_{i,k}``, a local
+estimate ``m_{i,k}`` of ``max_j n_{j,k}`` and a local estimate ``z_{i,k}`` of the network-average
+sample mean. **Initialisation** (``t = 0``): every arm pulled once, ``n = m = 1``,
+``z = xbar = X_{i,k}(0)``. **One iteration from t to t + 1**, in order:
+
+1. *decide* — if some arm has ``n_{i,k}(t) <= m_{i,k}(t) - M`` (forced exploration), pull one of
+   them uniformly at random; otherwise pull ``argmax_k z_{i,k}(t) + C_{i,k}(t)`` (lowest index on
+   ties, as ``np.argmax`` in the authors' code);
+2. *observe* — ``n_{i,k}(t+1)``, ``xbar_{i,k}(t+1)`` from the agent's own reward;
+3. *communicate* with the time-t values of the in-neighbours ``N_i`` (self included):
+
+   * max-consensus ``m_{i,k}(t+1) = max{n_{i,k}(t+1), m_{j,k}(t) : j in N_i}``;
+   * running (dynamic-average) consensus ``z_k(t+1) = W_t z_k(t) + xbar_k(t+1) - xbar_k(t)``.
+
+**Widths** (``L(t)`` the clock's logarithm, :func:`~decentral.bandits.log_time`: ``ln t`` with
+``C(0) = 0`` in the paper's clock; ``|N_i|`` counts the agent itself):
+
+* :func:`dec_ucb` ``theorem=1`` (directed, strongly connected, flocking weights
+  ``w_ij = 1/|N_i|``): ``C = sqrt(c L(t) / n)`` with ``c = 4/3``;
+* :func:`dec_ucb` ``theorem=2`` (undirected, connected, Metropolis weights):
+  ``C = sqrt(c L(t) / (|N_i| n))`` with ``c = 3``;
+* :func:`dec_ucb1` (journal version, undirected, Metropolis): ``C = (1 + beta) sqrt(3 L(t) /
+  (|N_i| n))``, ``beta > 0`` (scalar or one per agent);
+* :func:`dec_kl_ucb` (journal version): the index ``max{q in [z, 1] : n kl(z, q) <= Q_i(t)}``
+  with ``z`` clipped to ``[0, 1]`` and ``Q_i(t) = 3 (1 + varsigma) (L + 3 ln L) / (2 |N_i|)``,
+  clamped at 0 (index ``z``) where ``L + 3 ln L <= 0``.
+
+**Graphs.** ``graph`` may be a boolean adjacency with self-loops (``adj[i, j]``: i receives from
+j) or a list of them (a periodic sequence): the theorem's weight rule is applied (flocking
+``"row"`` for Theorem 1, ``"metropolis"`` otherwise). A weight matrix or any
+:class:`~decentral.graphs.GraphSequence` (time-varying, directed, random drops, sparse) is used
+as given after a check that its weights are row-stochastic; the theorems then apply only when
+the graph and weights are the theorem's (see ``docs/bandits.md``). ``|N_i|`` is read from the
+step's graph (positive weights, self included).
+
+**Options "as in the authors' code"**: ``clock="plus_one"`` (their ``ln(t + 1)``),
+``max_consensus="v1_code"`` (the first version's code keeps the m of the *last* in-neighbour
+only: ``m_{i,k}(t+1) = max{n_{i,k}(t+1), m_{j*,k}(t)}`` with ``j*`` the highest index in
+``N_i``), ``index_floor=0.1`` for Dec-KL-UCB (their Newton iteration never goes below
+``z + 0.1``).
+
+Example:
+    >>> import decentral.graphs as g
+    >>> from decentral.bandits import bernoulli, dec_ucb, evaluate
+    >>> res = evaluate(dec_ucb(g.ring(4) | g.ring(4).T, theorem=2), bernoulli([0.8, 0.5]),
+    ...                horizon=100, seeds=range(2))
+    >>> res.pulls.shape                                    # [S, N, M]
+    (2, 4, 2)
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+import decentral.graphs as g
+from decentral.graphs import GraphSequence, NeighborTable
+
+from .indices import kl_ucb_index
+from .policy import Policy, check_clock, log_time, observe, validate_constants
+
+__all__ = ["DecState", "DecUCBParams", "DecUCB1Params", "DecKLUCBParams", "dec_ucb",
+           "dec_ucb1", "dec_kl_ucb", "dec_graphs", "neighbourhood_sizes", "MAX_CONSENSUS"]
+
+#: Max-consensus rules: ``"paper"`` (max over all of ``N_i``) and ``"v1_code"`` (the first
+#: version's code: the last in-neighbour only).
+MAX_CONSENSUS = ("paper", "v1_code")
+
+
+class DecState(NamedTuple):
+    """Per-agent statistics of the decentralized policies (all ``[N, M]``).
+
+    Attributes:
+        counts: int32 ``n_{i,k}(t)``, the initial pull included.
+        means: ``xbar_{i,k}(t)``, the agent's own sample means.
+        max_counts: int32 ``m_{i,k}(t)``, the local estimate of ``max_j n_{j,k}(t)``.
+        z: ``z_{i,k}(t)``, the local estimate of the network-average sample mean.
+    """
+
+    counts: jax.Array
+    means: jax.Array
+    max_counts: jax.Array
+    z: jax.Array
+
+
+class DecUCBParams(NamedTuple):
+    """Sweepable constant of :func:`dec_ucb`.
+
+    Attributes:
+        exploration_constant: ``c`` in the width: ``sqrt(c ln t / n)`` (Theorem 1, ``4/3``) or
+            ``sqrt(c ln t / (|N_i| n))`` (Theorem 2, ``3``).
+    """
+
+    exploration_constant: float = 4.0 / 3.0
+
+
+class DecUCB1Params(NamedTuple):
+    """Sweepable constants of :func:`dec_ucb1`.
+
+    Attributes:
+        beta: ``beta > 0`` in ``(1 + beta) sqrt(3 ln t / (|N_i| n))``; a scalar or one value
+            per agent ``[N]`` (the journal version's small-graph experiments). Default 0.01, the
+            authors' code default.
+    """
+
+    beta: float = 0.01
+
+
+class DecKLUCBParams(NamedTuple):
+    """Sweepable constants of :func:`dec_kl_ucb`.
+
+    Attributes:
+        varsigma: ``varsigma > 0`` in ``Q_i(t) = 3 (1 + varsigma)(ln t + 3 ln ln t) / (2 |N_i|)``;
+            a scalar or one value per agent ``[N]``. Default 0.01.
+    """
+
+    varsigma: float = 0.01
+
+
+def dec_graphs(graph, theorem: int | None, *, backend: str = "dense") -> GraphSequence:
+    """The graph sequence a decentralized policy communicates over.
+
+    Args:
+        graph: a boolean adjacency (self-loops added if missing), a list of them (periodic),
+            a row-stochastic weight matrix, or a :class:`~decentral.graphs.GraphSequence`.
+        theorem: 1 (flocking weights ``1/|N_i|``) or 2 (Metropolis) for the rule applied to
+            an adjacency; None: Metropolis (the journal version's rule).
+        backend: ``"dense"`` or ``"sparse"`` for a sequence built here.
+
+    Raises:
+        ValueError: weights that are not row-stochastic (the running consensus needs
+            ``W 1 = 1``), a non-symmetric adjacency for the Metropolis rule, bad shapes.
+    """
+    rule = "row" if theorem == 1 else "metropolis"
+    if isinstance(graph, GraphSequence):
+        seq = graph
+    elif isinstance(graph, (list, tuple)):
+        mats = [_as_graph_matrix(a) for a in graph]
+        if all(m.dtype == bool for m in mats):
+            seq = g.periodic([_with_self_loops(m) for m in mats], rule=rule, backend=backend)
+        else:
+            seq = g.periodic(mats, backend=backend)
+    else:
+        mat = _as_graph_matrix(graph)
+        if mat.dtype == bool:
+            seq = g.static(_with_self_loops(mat), rule=rule, backend=backend)
+        else:
+            seq = g.static(mat, backend=backend)
+    if seq.form in ("static", "periodic", "explicit") and seq.backend == "dense":
+        W = np.asarray(seq.leaves["weights"], np.float64)
+        W = W.reshape((-1,) + W.shape[-2:])
+        rows = np.abs(W.sum(axis=-1) - 1).max()
+        if not rows <= 1e-6:
+            raise ValueError(f"decentralized UCB needs row-stochastic weights (W 1 = 1 keeps "
+                             f"the running consensus unbiased); row sums are off by {rows:.3g}. "
+                             "Pass a boolean adjacency to get the theorem's rule.")
+    return seq
+
+
+def _as_graph_matrix(graph) -> np.ndarray:
+    mat = np.asarray(graph)
+    if mat.ndim != 2 or mat.shape[0] != mat.shape[1] or mat.shape[0] < 1:
+        raise ValueError(f"a graph must be a square [N, N] array; got shape {mat.shape}.")
+    if mat.dtype != bool and not np.issubdtype(mat.dtype, np.floating):
+        raise ValueError("pass a boolean adjacency (adj[i, j]: i receives from j) or float "
+                         f"weights; got dtype {mat.dtype}.")
+    return mat
+
+
+def _with_self_loops(adj: np.ndarray) -> np.ndarray:
+    return adj | np.eye(adj.shape[0], dtype=bool)
+
+
+def neighbourhood_sizes(graph) -> jax.Array:
+    """``|N_i|`` (in-neighbours with a positive weight, the agent itself always counted) of a
+    dense ``W [N, N]`` or a :class:`~decentral.graphs.NeighborTable`; float ``[N]``."""
+    if isinstance(graph, NeighborTable):
+        own = jnp.arange(graph.idx.shape[0])[:, None]
+        others = graph.mask & (graph.idx != own) & (graph.weight > 0)
+        return (others.sum(axis=1) + 1).astype(jnp.result_type(float))
+    W = jnp.asarray(graph)
+    off = (W > 0) & ~jnp.eye(W.shape[0], dtype=bool)
+    return (off.sum(axis=1) + 1).astype(W.dtype)
+
+
+def _last_neighbour_max(graph, m):
+    """``m[j*]`` with ``j*`` the highest-index in-neighbour of each agent (self included): the
+    first version's code's max-consensus."""
+    if isinstance(graph, NeighborTable):
+        own = jnp.arange(graph.idx.shape[0])[:, None]
+        real = graph.mask & ((graph.weight > 0) | (graph.idx == own))
+        last = jnp.max(jnp.where(real, graph.idx, -1), axis=1)
+    else:
+        W = jnp.asarray(graph)
+        n = W.shape[0]
+        real = (W > 0) | jnp.eye(n, dtype=bool)
+        last = jnp.max(jnp.where(real, jnp.arange(n)[None, :], -1), axis=1)
+    return m[last]
+
+
+def _init(key, params, first_rewards) -> DecState:
+    first = jnp.asarray(first_rewards)
+    ones = jnp.ones(first.shape, jnp.int32)
+    return DecState(ones, first, ones, first)
+
+
+def _update(state: DecState, params, t, arms, rewards) -> DecState:
+    from .policy import IndexStats
+
+    stats = observe(IndexStats(state.counts, state.means), arms, rewards)
+    return state._replace(counts=stats.counts, means=stats.means)
+
+
+@functools.cache
+def _communicate(max_consensus: str):
+    def communicate(key, previous: DecState, local: DecState, params, t, graph) -> DecState:
+        if max_consensus == "paper":
+            heard = g.masked_max(graph, previous.max_counts)
+        else:
+            heard = _last_neighbour_max(graph, previous.max_counts)
+        m1 = jnp.maximum(local.counts, heard)
+        mixed = g.mix(graph, previous.z, exact_nonfinite=False)
+        z1 = mixed + local.means - previous.means
+        return local._replace(max_counts=m1, z=z1.astype(local.z.dtype))
+    return communicate
+
+
+def _decide(key, state: DecState, index):
+    """Forced exploration (uniform among arms with ``n <= m - M``), else argmax of ``index``."""
+    num_arms = state.counts.shape[-1]
+    deficient = state.counts <= state.max_counts - num_arms
+    u = jax.random.uniform(key, state.counts.shape)
+    forced = jnp.argmax(jnp.where(deficient, u, -1.0), axis=-1)
+    greedy = jnp.argmax(index, axis=-1)
+    return jnp.where(deficient.any(axis=-1), forced, greedy).astype(jnp.int32)
+
+
+def _per_agent(value, n: int, dtype):
+    v = jnp.asarray(value, dtype)
+    return jnp.broadcast_to(v, (n,)) if v.ndim == 0 else v
+
+
+@functools.cache
+def _ucb_select(clock: str, by_degree: bool, inflation: bool):
+    def select(key, state: DecState, params, t, graph):
+        n, num_arms = state.counts.shape
+        dtype = state.z.dtype
+        log_t = log_time(t, clock, num_arms, dtype=dtype)
+        if inflation:                                          # Dec-UCB1
+            scale = (1 + _per_agent(params.beta, n, dtype)) ** 2 * 3.0
+        else:
+            scale = _per_agent(params.exploration_constant, n, dtype)
+        if by_degree:
+            scale = scale / neighbourhood_sizes(graph).astype(dtype)
+        width = jnp.sqrt(scale[:, None] * log_t / state.counts.astype(dtype))
+        return _decide(key, state, state.z + width)
+    return select
+
+
+@functools.cache
+def _kl_select(clock: str, steps: int | None, floor: float | None):
+    def select(key, state: DecState, params, t, graph):
+        n, num_arms = state.counts.shape
+        dtype = state.z.dtype
+        L = log_time(t, clock, num_arms, dtype=dtype)
+        loglog = jnp.where(L > 0, jnp.log(jnp.where(L > 0, L, 1)), 0)
+        deg = neighbourhood_sizes(graph).astype(dtype)
+        q = 3 * (1 + _per_agent(params.varsigma, n, dtype)) * (L + 3 * loglog) / (2 * deg)
+        budget = jnp.maximum(q, 0)[:, None] / state.counts.astype(dtype)
+        index = kl_ucb_index(state.z, budget, steps)
+        if floor is not None:
+            top = jnp.asarray(1 - 1e-6, dtype)
+            index = jnp.maximum(index, jnp.minimum(jnp.clip(state.z, 0, 1) + floor, top))
+        return _decide(key, state, index)
+    return select
+
+
+def _check_options(clock: str, max_consensus: str) -> None:
+    check_clock(clock)
+    if max_consensus not in MAX_CONSENSUS:
+        raise ValueError(f"max_consensus must be one of {MAX_CONSENSUS}; got "
+                         f"{max_consensus!r}.")
+
+
+def _check_agent_params(params, field: str, n: int, policy: str):
+    """A scalar, one value per agent ``[N]``, a sweep of scalars ``[P]`` or a sweep of per-agent
+    values ``[P, N]``."""
+    value = np.asarray(getattr(params, field))
+    if value.ndim > 2 or (value.ndim == 2 and value.shape[-1] != n):
+        raise ValueError(f"{policy}: {field} must be a scalar or one value per agent [N = {n}] "
+                         f"(with a leading sweep axis if swept); got shape {value.shape}.")
+    return params
+
+
+def _policy(name, select, params, validate, seq, max_consensus, config) -> Policy:
+    per_seed = seq.form == "random" and not seq.shared_across_seeds
+    return Policy(name=name, init=_init, select=select, update=_update, params=params,
+                  validate=validate, communicate=_communicate(max_consensus), graphs=seq,
+                  per_seed_graphs=per_seed, num_agents=seq.n,
+                  config={**config, "max_consensus": max_consensus})
+
+
+def dec_ucb(graph, *, theorem: int = 1, clock: str = "paper", max_consensus: str = "paper",
+            exploration_constant: float | None = None, backend: str = "dense") -> Policy:
+    """Dec_UCB of the first version (module docstring), Theorem 1 or Theorem 2 form.
+
+    Args:
+        graph: see :func:`dec_graphs` (an adjacency gets the theorem's weights).
+        theorem: 1 (directed, flocking weights, width ``sqrt(4 ln t / (3 n))``) or 2
+            (undirected, Metropolis, width ``sqrt(3 ln t / (|N_i| n))``).
+        clock: ``"paper"`` (``ln t``, default) or ``"plus_one"`` (the authors' code).
+        max_consensus: ``"paper"`` (default) or ``"v1_code"`` (as in the first version's code).
+        exploration_constant: default of the sweepable ``c`` (4/3 for Theorem 1, 3 for 2).
+        backend: for a sequence built from an adjacency.
+
+    Raises:
+        ValueError: a theorem other than 1 or 2, bad options, an invalid constant or graph.
+    """
+    if theorem not in (1, 2):
+        raise ValueError(f"theorem must be 1 (directed, flocking) or 2 (undirected, "
+                         f"Metropolis); got {theorem!r}.")
+    _check_options(clock, max_consensus)
+    seq = dec_graphs(graph, theorem, backend=backend)
+    c = (4.0 / 3.0 if theorem == 1 else 3.0) if exploration_constant is None else \
+        exploration_constant
+
+    def validate(params):
+        if not isinstance(params, DecUCBParams):
+            raise ValueError("dec_ucb: params must be DecUCBParams(exploration_constant=...); "
+                             f"got {type(params).__name__}.")
+        return validate_constants(params, {"exploration_constant": (0.0, ">=")}, "dec_ucb")
+
+    params = validate(DecUCBParams(c))
+    return _policy("dec_ucb", _ucb_select(clock, theorem == 2, False),
+                   DecUCBParams(float(params.exploration_constant)), validate, seq,
+                   max_consensus, {"policy": "dec_ucb", "theorem": theorem, "clock": clock})
+
+
+def dec_ucb1(graph, *, beta=0.01, clock: str = "paper", max_consensus: str = "paper",
+             backend: str = "dense") -> Policy:
+    """Dec-UCB1 of the journal version: width ``(1 + beta) sqrt(3 ln t / (|N_i| n))``,
+    Metropolis weights for an adjacency.
+
+    Args:
+        graph: see :func:`dec_graphs`.
+        beta: default of the sweepable ``beta > 0`` (params :class:`DecUCB1Params`), a scalar
+            or one value per agent.
+        clock, max_consensus, backend: as :func:`dec_ucb`.
+    """
+    _check_options(clock, max_consensus)
+    seq = dec_graphs(graph, None, backend=backend)
+
+    def validate(params):
+        if not isinstance(params, DecUCB1Params):
+            raise ValueError(f"dec_ucb1: params must be DecUCB1Params(beta=...); got "
+                             f"{type(params).__name__}.")
+        out = validate_constants(params, {"beta": (0.0, ">")}, "dec_ucb1")
+        return _check_agent_params(out, "beta", seq.n, "dec_ucb1")
+
+    params = validate(DecUCB1Params(beta))
+    return _policy("dec_ucb1", _ucb_select(clock, True, True), params, validate, seq,
+                   max_consensus, {"policy": "dec_ucb1", "clock": clock})
+
+
+def dec_kl_ucb(graph, *, varsigma=0.01, clock: str = "paper", max_consensus: str = "paper",
+               bisection_steps: int | None = None, index_floor: float | None = None,
+               backend: str = "dense") -> Policy:
+    """Dec-KL-UCB of the journal version (module docstring), Metropolis weights for an
+    adjacency.
+
+    Args:
+        graph: see :func:`dec_graphs`.
+        varsigma: default of the sweepable ``varsigma > 0`` (params :class:`DecKLUCBParams`).
+        clock, max_consensus, backend: as :func:`dec_ucb`.
+        bisection_steps: as :func:`~decentral.bandits.kl_ucb_index`.
+        index_floor: None, or 0.1 as in the authors' code (the index never below ``z + 0.1``).
+    """
+    from decentral._checks import check_int
+
+    _check_options(clock, max_consensus)
+    steps = None if bisection_steps is None else check_int(bisection_steps, "bisection_steps",
+                                                           minimum=1, maximum=200)
+    if index_floor is not None:
+        if not isinstance(index_floor, (int, float)) or not (0 <= index_floor < 1):
+            raise ValueError(f"index_floor must be None or a number in [0, 1); got "
+                             f"{index_floor!r}.")
+        index_floor = float(index_floor)
+    seq = dec_graphs(graph, None, backend=backend)
+
+    def validate(params):
+        if not isinstance(params, DecKLUCBParams):
+            raise ValueError(f"dec_kl_ucb: params must be DecKLUCBParams(varsigma=...); got "
+                             f"{type(params).__name__}.")
+        out = validate_constants(params, {"varsigma": (0.0, ">")}, "dec_kl_ucb")
+        return _check_agent_params(out, "varsigma", seq.n, "dec_kl_ucb")
+
+    params = validate(DecKLUCBParams(varsigma))
+    return _policy("dec_kl_ucb", _kl_select(clock, steps, index_floor), params, validate, seq,
+                   max_consensus, {"policy": "dec_kl_ucb", "clock": clock,
+                                   "bisection_steps": steps, "index_floor": index_floor})

@@ -1,0 +1,453 @@
+"""A policy on arms as a runner :class:`~decentral.runner.Algorithm`, and :func:`evaluate`.
+
+:func:`bandit_algorithm` is the environment: it owns the reward streams (counter-based, see
+:mod:`~decentral.bandits.arms`), every agent's true pull counts ``n_{i,k}(t)`` and the regret
+accumulators, and calls the policy's functions in the order of
+:mod:`~decentral.bandits.policy`. One runner step ``t`` (0-based) is the iteration from ``t``
+to ``t + 1``: decide ``a_i(t + 1)``, draw the reward of agent i's ``n_{i,a}(t)``-th pull of arm
+``a`` (0-based, the initial pull being pull 0), observe, communicate.
+
+**Regret** (Zhu et al., arXiv 2111.10933; Lai & Robbins 1985): the standard per-agent
+pseudo-regret over the decisions ``t = 1..T``::
+
+    R_i(T) = sum_{t=1}^T Delta_{i, a_i(t)} = sum_k Delta_{i,k} (n_{i,k}(T) - 1),
+
+``n_{i,k}(T)`` counting the initial pull at ``t = 0``, whose cost ``sum_k Delta_{i,k}`` (the
+initialisation cost) is reported separately. The paper's identity ``R_i(T) = sum_k Delta_k
+E[n_{i,k}(T)]`` counts that cost too. Gaps come from the true means of the distributions
+sampled (:meth:`~decentral.bandits.Arms.gaps`). Also recorded: the *realized* regret
+``T mu*_i - sum_{t=1}^T X_{i,a_i(t)}(t)`` (Kahan-compensated sums), and on request the first
+version's plotting metric (:func:`evaluate` ``running_average=True``).
+
+Example:
+    >>> from decentral.bandits import bernoulli, bandit_algorithm, ucb1
+    >>> from decentral.runner import run
+    >>> alg = bandit_algorithm(ucb1(), bernoulli([0.7, 0.4]), num_agents=3)
+    >>> res = run(alg, ucb1().params, seeds=[0, 1], num_steps=50, record_every=50)
+    >>> res.final_state.pulls.shape, int(res.final_state.pulls[0].sum())
+    ((2, 3, 2), 156)
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from decentral._checks import check_int
+
+from .arms import Arms
+from .policy import Policy
+
+__all__ = ["BanditState", "BanditInfo", "BanditRecord", "BanditResult", "bandit_algorithm",
+           "evaluate", "resolve_num_agents", "pseudo_regret", "default_record_steps",
+           "seed_reward_key"]
+
+
+class BanditState(NamedTuple):
+    """State of a bandit run (one seed).
+
+    Attributes:
+        policy: the policy's state.
+        pulls: int32 ``[N, M]`` ``n_{i,k}(t)``, the initial pull included (indexes the reward
+            streams).
+        realized_regret: ``[N]`` ``sum_{s=1}^t (mu*_i - X_{i,a_i(s)}(s))``.
+        realized_carry: ``[N]`` its Kahan compensation.
+        stream_keys: ``[N, M]`` keys of every (agent, arm) reward stream
+            (:meth:`~decentral.bandits.Arms.stream_keys` of the seed's reward key, which is
+            derived from the init key only); pull j of arm k by agent i uses
+            ``fold_in(stream_keys[i, k], j)``.
+        running_average: None, or ``(reward_sum, reward_carry, metric, metric_carry)`` ``[N]``
+            each, the first version's plotting metric (:func:`evaluate`).
+    """
+
+    policy: Any
+    pulls: jax.Array
+    realized_regret: jax.Array
+    realized_carry: jax.Array
+    stream_keys: jax.Array
+    running_average: Any = None
+
+
+class BanditInfo(NamedTuple):
+    """Per-step diagnostics (not fed back): ``arms`` int32 ``[N]`` pulled at ``t + 1`` and the
+    ``rewards [N]`` received (record them with ``run(..., record_context=True)``)."""
+
+    arms: jax.Array
+    rewards: jax.Array
+
+
+class BanditRecord(NamedTuple):
+    """What :func:`evaluate` records at each record point.
+
+    Attributes:
+        regret: ``[N]`` pseudo-regret ``sum_k Delta_{i,k} (n_{i,k}(t) - 1)``.
+        realized_regret: ``[N]``.
+        running_average_regret: ``[N]`` or None.
+        pulls: int32 ``[N, M]`` or None.
+    """
+
+    regret: jax.Array
+    realized_regret: jax.Array
+    running_average_regret: Any = None
+    pulls: Any = None
+
+
+class BanditResult(NamedTuple):
+    """What :func:`evaluate` returns (numpy arrays; ``P`` only for a params sweep).
+
+    Attributes:
+        pulls: int ``[P?, S, N, M]`` ``n_{i,k}(T)``, the initial pull included.
+        regret: ``[P?, S, N]`` standard pseudo-regret ``sum_k Delta_{i,k} (n_{i,k}(T) - 1)``.
+        regret_path: ``[P?, S, R, N]`` the same at the record steps.
+        realized_regret: ``[P?, S, N]`` ``T mu*_i - sum_{t=1}^T X_{i,a_i(t)}(t)``.
+        realized_regret_path: ``[P?, S, R, N]``.
+        record_steps: int ``[R]`` the ``t`` of each record (decisions made).
+        initialization_cost: ``[N]`` ``sum_k Delta_{i,k}``, the cost of the ``t = 0`` round
+            (not in ``regret``).
+        gaps: ``[N, M]`` ``Delta_{i,k}`` from the true means. means: ``[N, M]`` true means.
+        running_average_regret: None, or ``[P?, S, R, N]`` the first version's plotting
+            metric ("paper parity", see :func:`evaluate`).
+        pulls_path: None, or int ``[P?, S, R, N, M]`` (``record_pulls=True``).
+        final_state: the :class:`BanditState` after ``T`` steps, leading axes ``[P?, S]``.
+        seeds: ``[S]``. horizon: ``T``. params: the params run. policy: the policy's name.
+    """
+
+    pulls: np.ndarray
+    regret: np.ndarray
+    regret_path: np.ndarray
+    realized_regret: np.ndarray
+    realized_regret_path: np.ndarray
+    record_steps: np.ndarray
+    initialization_cost: np.ndarray
+    gaps: np.ndarray
+    means: np.ndarray
+    running_average_regret: np.ndarray | None
+    pulls_path: np.ndarray | None
+    final_state: Any
+    seeds: np.ndarray
+    horizon: int
+    params: Any
+    policy: str
+
+
+def resolve_num_agents(policy: Policy, arms: Arms, num_agents: int | None) -> int:
+    """N from the explicit argument, the policy (its graph) or the arms (per-agent arms);
+    1 when none of them fixes it.
+
+    Raises:
+        ValueError: they disagree, or ``num_agents`` is not a positive int.
+
+    Example:
+        >>> from decentral.bandits import bernoulli, ucb1
+        >>> resolve_num_agents(ucb1(), bernoulli([0.1, 0.2]), None)
+        1
+    """
+    given = {}
+    if num_agents is not None:
+        given["num_agents"] = check_int(num_agents, "num_agents")
+    if policy.num_agents is not None:
+        given[f"the policy {policy.name!r}"] = int(policy.num_agents)
+    if arms.num_agents is not None:
+        given["the per-agent arms"] = int(arms.num_agents)
+    values = set(given.values())
+    if len(values) > 1:
+        raise ValueError("the number of agents disagrees: " + ", ".join(
+            f"{k} has N = {v}" for k, v in given.items()) + ".")
+    return values.pop() if values else 1
+
+
+def pseudo_regret(pulls, gaps):
+    """``sum_k Delta_{i,k} (n_{i,k} - 1)`` over the last axis: ``pulls [..., N, M]``,
+    ``gaps [N, M]`` (numpy or JAX).
+
+    Example:
+        >>> pseudo_regret(np.array([[3, 1]]), np.array([[0.0, 0.5]]))
+        array([0.])
+    """
+    xp = jnp if isinstance(pulls, jax.Array) else np
+    g = xp.asarray(gaps)
+    return ((pulls - 1) * g).sum(axis=-1) if xp is np else \
+        ((pulls - 1).astype(g.dtype) * g).sum(axis=-1)
+
+
+def seed_reward_key(seed: int):
+    """The reward key of ``seed`` in :func:`bandit_algorithm` runs: ``reward_key, _ =
+    split(init_key)`` with the runner's init key of the seed
+    (:func:`~decentral.runner.seed_keys`). With :meth:`~decentral.bandits.Arms.reward` it gives
+    any reward of a run without running it (references, tests).
+
+    Example:
+        >>> from decentral.bandits import bernoulli
+        >>> r = bernoulli([0.3, 0.6]).reward(seed_reward_key(0), 1, 0, 4)   # agent 1, arm 0
+        >>> float(r) in (0.0, 1.0)
+        True
+    """
+    from decentral.runner import seed_keys
+
+    init_key, _ = seed_keys(seed)
+    return jax.random.split(init_key)[0]
+
+
+def _kahan(total, carry, x):
+    y = x - carry
+    new = total + y
+    return new, (new - total) - y
+
+
+def _policy_key(policy: Policy):
+    from decentral.runner import FrozenConfig
+
+    graphs = None if policy.graphs is None else policy.graphs.digest()
+    return (policy.name, policy.version, policy.init, policy.select, policy.update,
+            policy.communicate, graphs, bool(policy.per_seed_graphs), policy.num_agents,
+            FrozenConfig(dict(policy.config or {})))
+
+
+_ALGORITHMS: OrderedDict = OrderedDict()
+_CACHE_SIZE = 64
+
+
+def _check_policy(policy) -> None:
+    if not isinstance(policy, Policy):
+        raise ValueError(f"policy must be a decentral.bandits.Policy (ucb1(), ucb(), kl_ucb(), "
+                         f"...); got {type(policy).__name__}.")
+
+
+def bandit_algorithm(policy: Policy, arms: Arms, *, num_agents: int | None = None,
+                     running_average: bool = False):
+    """The runner :class:`~decentral.runner.Algorithm` of ``policy`` playing ``arms``.
+
+    State :class:`BanditState`, info :class:`BanditInfo`, params: the policy's params.
+    ``init`` splits the seed's init key into the reward key (:func:`seed_reward_key`) and the
+    policy's init key, derives the ``[N, M]`` stream keys, draws the initialisation round
+    (pull 0 of every arm by every agent) and builds the policy's state from it. ``step`` splits
+    the runner's step key into ``(graph_key, select_key, communicate_key)``; rewards never use
+    it, so they depend on the seed and on (agent, arm, pull) only. The algorithm is cached on
+    (policy functions and config, arms, N, options), so repeated calls compile once.
+
+    Args:
+        policy: a :class:`~decentral.bandits.Policy`.
+        arms: an :class:`~decentral.bandits.Arms`.
+        num_agents: N (see :func:`resolve_num_agents`).
+        running_average: carry the first version's plotting metric (:func:`evaluate`).
+
+    Raises:
+        ValueError: not a Policy / Arms, disagreeing agent counts.
+    """
+    from decentral.runner import Algorithm
+
+    _check_policy(policy)
+    if not isinstance(arms, Arms):
+        raise ValueError(f"arms must be a decentral.bandits.Arms (bernoulli(means), ...); got "
+                         f"{type(arms).__name__}.")
+    n = resolve_num_agents(policy, arms, num_agents)
+    key = (_policy_key(policy), arms, n, bool(running_average))
+    if key in _ALGORITHMS:
+        _ALGORITHMS.move_to_end(key)
+        return _ALGORITHMS[key]
+    m = arms.num_arms
+    best_host = arms.best_means(n)
+    draw = arms.sampler()
+    agent_ids = jnp.arange(n, dtype=jnp.int32)
+    arm_ids = jnp.arange(m, dtype=jnp.int32)
+    graphs = policy.graphs
+    per_seed = bool(policy.per_seed_graphs)
+
+    def draw_all(stream_keys, arms_t, pull_index):
+        keys = jnp.take_along_axis(stream_keys, arms_t[:, None], axis=1)[:, 0]
+        return jax.vmap(draw)(keys, agent_ids, arms_t, pull_index)
+
+    def init(key, params) -> BanditState:
+        reward_key, policy_key = jax.random.split(key)
+        stream_keys = arms.stream_keys(reward_key, n)                       # [N, M]
+        first = jax.vmap(draw)(stream_keys.reshape(-1), jnp.repeat(agent_ids, m),
+                               jnp.tile(arm_ids, n), jnp.zeros((n * m,), jnp.int32))
+        first = first.reshape(n, m)                                          # pull 0
+        state = policy.init(policy_key, params, first)
+        zeros = jnp.zeros((n,), first.dtype)
+        average = None
+        if running_average:
+            best = jnp.asarray(best_host, first.dtype)
+            average = (zeros, zeros, 2 * best, zeros)
+        return BanditState(state, jnp.ones((n, m), jnp.int32), zeros, zeros, stream_keys,
+                           average)
+
+    def step(key, state: BanditState, params, t, x_t):
+        graph_key, select_key, communicate_key = jax.random.split(key, 3)
+        graph = None
+        if graphs is not None:
+            graph = graphs.at(t, graph_key) if per_seed else graphs.at(t)
+        arms_t = policy.select(select_key, state.policy, params, t, graph)
+        if tuple(arms_t.shape) != (n,):
+            raise ValueError(f"{policy.name}: select must return one arm per agent, int [N] = "
+                             f"[{n}]; got shape {list(arms_t.shape)}.")
+        arms_t = arms_t.astype(jnp.int32)
+        pull_index = jnp.take_along_axis(state.pulls, arms_t[:, None], axis=1)[:, 0]
+        rewards = draw_all(state.stream_keys, arms_t, pull_index)
+        local = policy.update(state.policy, params, t, arms_t, rewards)
+        new = local if policy.communicate is None else policy.communicate(
+            communicate_key, state.policy, local, params, t, graph)
+        pulls = state.pulls + jax.nn.one_hot(arms_t, m, dtype=jnp.int32)
+        dtype = state.realized_regret.dtype
+        best = jnp.asarray(best_host, dtype)
+        realized, carry = _kahan(state.realized_regret, state.realized_carry,
+                                 best - rewards.astype(dtype))
+        average = state.running_average
+        if average is not None:
+            total, total_carry, metric, metric_carry = average
+            total, total_carry = _kahan(total, total_carry, rewards.astype(dtype))
+            mean_so_far = total / (t + 3).astype(dtype)    # two leading zeros, t + 1 rewards
+            metric, metric_carry = _kahan(metric, metric_carry, best - mean_so_far)
+            average = (total, total_carry, metric, metric_carry)
+        return (BanditState(new, pulls, realized, carry, state.stream_keys, average),
+                BanditInfo(arms_t, rewards))
+
+    config = {"policy": policy.name, "policy_version": policy.version,
+              "policy_config": dict(policy.config or {}),
+              "graphs": None if graphs is None else graphs.digest(),
+              "per_seed_graphs": per_seed, "arms": arms.digest(), "num_agents": n,
+              "running_average": bool(running_average)}
+    alg = Algorithm(init=init, step=step, name=f"bandits.{policy.name}", version="1",
+                    max_horizon=None if graphs is None else graphs.length, config=config)
+    _ALGORITHMS[key] = alg
+    if len(_ALGORITHMS) > _CACHE_SIZE:
+        _ALGORITHMS.popitem(last=False)
+    return alg
+
+
+_RECORD_FNS: OrderedDict = OrderedDict()
+
+
+def _record_fn(gaps: np.ndarray, running_average: bool, record_pulls: bool):
+    """The record function (cached on the gaps and flags: the runner compiles once per
+    record function)."""
+    key = (gaps.tobytes(), gaps.shape, running_average, record_pulls)
+    if key in _RECORD_FNS:
+        return _RECORD_FNS[key]
+
+    def record(state: BanditState) -> BanditRecord:
+        dtype = state.realized_regret.dtype
+        regret = pseudo_regret(state.pulls, jnp.asarray(gaps, dtype))
+        average = state.running_average[2] if running_average else None
+        return BanditRecord(regret, state.realized_regret, average,
+                            state.pulls if record_pulls else None)
+
+    _RECORD_FNS[key] = record
+    if len(_RECORD_FNS) > _CACHE_SIZE:
+        _RECORD_FNS.popitem(last=False)
+    return record
+
+
+def default_record_steps(horizon: int, points: int = 100) -> np.ndarray:
+    """About ``points`` evenly spaced record steps in ``[1, horizon]``, ending at ``horizon``.
+
+    Example:
+        >>> default_record_steps(10, 4).tolist()
+        [2, 5, 8, 10]
+    """
+    steps = np.unique(np.round(np.linspace(0, horizon, points + 1)).astype(np.int64))
+    return steps[steps >= 1]
+
+
+_RESERVED = ("record_fn", "record_context", "xs", "num_steps", "params")
+
+
+def evaluate(policy: Policy, arms: Arms, horizon: int, seeds, *, num_agents: int | None = None,
+             params: Any = None, record_every: int | None = None, record_at=None,
+             record_pulls: bool = False, running_average: bool = False,
+             checkpoint_dir=None, **runner_options) -> BanditResult:
+    """Run ``policy`` on ``arms`` for ``T = horizon`` decisions after the initialisation
+    round, on every seed, and return pulls and regret.
+
+    Args:
+        policy: a :class:`~decentral.bandits.Policy` (``ucb1()``, ``kl_ucb()``, ...).
+        arms: an :class:`~decentral.bandits.Arms`.
+        horizon: ``T >= 1``: the decisions ``t = 1..T`` after the ``t = 0`` round; each agent
+            pulls ``M + T`` times in all.
+        seeds: distinct integers in ``[0, 2**32)``; seed s gives the same reward streams to
+            every policy.
+        num_agents: N (default: fixed by the policy's graph or per-agent arms, else 1).
+        params: the policy's params (default ``policy.params``, the papers' constants);
+            checked by ``policy.validate``. With ``sweep=...`` (a runner option) leaves carry
+            a leading axis ``P``.
+        record_every: record every this many decisions (must divide ``T``); ``record_at``:
+            the record steps themselves (e.g. :func:`~decentral.runner.log_spaced_steps`).
+            Neither: about 100 evenly spaced points (:func:`default_record_steps`).
+        record_pulls: also record ``n_{i,k}(t)`` at each record point.
+        running_average: also record the first version's plotting metric ("paper parity",
+            the authors' ``Dec_UCB.py`` in csasmith/vip-mab): with ``S(t)`` the sum of an
+            agent's rewards at decisions ``1..t``, ``A(t) = 2 mu* + sum_{u=1}^t (mu* - S(u) /
+            (u + 2))`` — the cumulative sum of ``mu*`` minus the running average reward, over a
+            reward list that starts with two zeros for the initialisation (the authors' curve
+            at index ``t + 1``; its last point, for ``T_code`` loop steps, is ``t = T_code - 1``).
+            Not a regret in the standard sense; ``mu*`` is the true best mean.
+        checkpoint_dir: checkpoint and resume (see :func:`~decentral.runner.run`).
+        **runner_options: passed to :func:`~decentral.runner.run` (``chunk_size``,
+            ``progress``, ``devices``, ``sweep``, ``record_initial``, ``on_divergence``, ...).
+
+    Returns:
+        A :class:`BanditResult`.
+
+    Raises:
+        ValueError: a horizon below 1 (no decision after the initial pulls), invalid params
+            (e.g. a NaN or negative ``exploration_alpha``), disagreeing agent counts, runner
+            options that :func:`evaluate` sets itself, and the runner's own checks.
+
+    Example:
+        >>> from decentral.bandits import bernoulli, ucb1
+        >>> res = evaluate(ucb1(), bernoulli([0.9, 0.6, 0.5]), horizon=100, seeds=[0, 1],
+        ...                num_agents=4, record_every=50)
+        >>> res.regret.shape, res.regret_path.shape, res.record_steps.tolist()
+        ((2, 4), (2, 2, 4), [50, 100])
+        >>> res.initialization_cost.round(12).tolist()     # sum_k Delta_k per agent
+        [0.7, 0.7, 0.7, 0.7]
+    """
+    from decentral.runner import run
+
+    _check_policy(policy)
+    if isinstance(horizon, bool) or not isinstance(horizon, int | np.integer) or horizon < 1:
+        raise ValueError(f"horizon must be an integer T >= 1 (the decisions t = 1..T after the "
+                         f"M initial pulls at t = 0); got {horizon!r}.")
+    horizon = int(horizon)
+    bad = [k for k in runner_options if k in _RESERVED]
+    if bad:
+        raise ValueError(f"evaluate sets {bad} itself; use run(bandit_algorithm(...), ...) for "
+                         "a custom record function or inputs.")
+    if record_every is not None and record_at is not None:
+        raise ValueError("give either record_every or record_at, not both.")
+    checked = policy.validate(policy.params if params is None else params)
+    alg = bandit_algorithm(policy, arms, num_agents=num_agents,
+                           running_average=running_average)
+    n = alg.config["num_agents"]
+    gaps = arms.gaps(n)
+    if record_every is None and record_at is None:
+        record_at = default_record_steps(horizon)
+    record = _record_fn(gaps, bool(running_average), bool(record_pulls))
+    res = run(alg, checked, seeds, horizon, record_every=1 if record_every is None else
+              record_every, record_at=record_at, record_fn=record,
+              checkpoint_dir=checkpoint_dir, **runner_options)
+    final = res.final_state
+    pulls = np.asarray(final.pulls)
+    return BanditResult(
+        pulls=pulls,
+        regret=pseudo_regret(pulls.astype(np.int64), gaps),
+        regret_path=np.asarray(res.records.regret),
+        realized_regret=np.asarray(final.realized_regret),
+        realized_regret_path=np.asarray(res.records.realized_regret),
+        record_steps=res.record_steps,
+        initialization_cost=gaps.sum(axis=1),
+        gaps=gaps,
+        means=arms.true_means(n),
+        running_average_regret=None if not running_average else
+        np.asarray(res.records.running_average_regret),
+        pulls_path=None if not record_pulls else np.asarray(res.records.pulls),
+        final_state=final,
+        seeds=res.seeds,
+        horizon=horizon,
+        params=checked,
+        policy=policy.name,
+    )

@@ -1,0 +1,190 @@
+"""The bandit claims of proofs_checks: each judge PASSes on consistent input and FAILs on a
+planted violation (tiny runs and synthetic curves)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import decentral.graphs as g
+from decentral.bandits import bernoulli, dec_ucb, ucb1
+from decentral.verify import Verdict
+from proofs_checks import bandits as pb
+
+pytestmark = pytest.mark.usefixtures("x64_module")
+
+RNG = np.random.default_rng(0)
+
+
+def test_paper_graphs_by_hand():
+    und = pb.undirected_graph()
+    assert np.array_equal(und, und.T)
+    assert (und.sum(1) - 1).tolist() == [2, 3, 1, 3, 2, 3]        # |N_i| = (3,4,2,4,3,4)
+    strong = pb.successors_graph(pb.STRONGLY_SUCCESSORS)
+    assert (strong.sum(1)).tolist() == [4, 4, 4, 4, 6, 3]         # |N_i| incl. self
+    assert g.is_strongly_connected(strong)
+    weak = pb.successors_graph(pb.WEAKLY_SUCCESSORS)
+    assert not g.is_strongly_connected(weak)
+    assert weak[:, 3].sum() == 1                                   # nobody hears the sink 3
+    assert pb.directed_path(4)[2, 1] and not pb.directed_path(4)[1, 2]
+
+
+def test_reduction_judge():
+    arms = RNG.integers(0, 3, size=(2, 50, 1))
+    z = RNG.random((2, 51, 1, 3))
+    assert pb.check_reduction(arms, arms, z, z).verdict == Verdict.PASS
+    other = arms.copy()
+    other[1, 20, 0] = (other[1, 20, 0] + 1) % 3
+    assert pb.check_reduction(arms, other, z, z).verdict == Verdict.FAIL
+    assert pb.check_reduction(arms, arms, z, z + 1e-6).verdict == Verdict.FAIL
+
+
+def test_invariants_judge_on_a_tiny_run_and_planted_violations():
+    pol = dec_ucb(pb.undirected_graph(), theorem=2)
+    st, _ = pb._states(pol, bernoulli([0.7, 0.4, 0.3]), [0], 60)
+    W = np.asarray(pol.graphs.at(0))
+    d = g.diameter(pb.undirected_graph())
+    args = (np.asarray(st.counts), np.asarray(st.means), np.asarray(st.max_counts),
+            np.asarray(st.z))
+    assert pb.check_invariants(W, d, *args).verdict == Verdict.PASS
+    z = args[3].copy()
+    z[0, 30, 2, 1] += 1e-6
+    assert pb.check_invariants(W, d, *args[:3], z).verdict == Verdict.FAIL
+    m = args[2].copy()
+    m[0, 40, 1, 0] = args[0][0, 40, 1, 0] - 1                       # m below n
+    assert pb.check_invariants(W, d, args[0], args[1], m, args[3]).verdict == Verdict.FAIL
+    # flocking weights on a directed graph: judged with the wrong pi (transposed W) it fails
+    strong = pb.successors_graph(pb.STRONGLY_SUCCESSORS)
+    pol = dec_ucb(strong, theorem=1)
+    st, _ = pb._states(pol, bernoulli([0.7, 0.4, 0.3]), [0], 60)
+    W = np.asarray(pol.graphs.at(0))
+    args = (st.counts, st.means, st.max_counts, st.z)
+    assert pb.check_invariants(W, g.diameter(strong), *args).verdict == Verdict.PASS
+    Wt = W.T / W.T.sum(1, keepdims=True)
+    assert pb.check_invariants(Wt, g.diameter(strong), *args).verdict == Verdict.FAIL
+
+
+def _log_curves(coef, steps, seeds=40, noise=1.0):
+    return coef * np.log(steps)[None, :] + RNG.normal(0, noise, (seeds, steps.size))
+
+
+def test_star_judge_on_synthetic_slopes():
+    steps = np.geomspace(100, 10_000, 12)
+    leaves = _log_curves(150, steps)
+    hub_coupled = _log_curves(150, steps)
+    assert pb.check_star(steps, hub_coupled, leaves, 20).verdict == Verdict.FAIL
+    hub_ok = _log_curves(30, steps)
+    out = pb.check_star(steps, hub_ok, leaves, 20)
+    assert out.verdict == Verdict.PASS and out.measured["hub_over_leaf_pulls_at_T"] < 0.5
+
+
+def test_beats_judge():
+    base = RNG.normal(400, 10, (50, 6))
+    good = {"g": {"dec": base - 100 + RNG.normal(0, 5, (50, 6)), "base": base, "range": 1e4}}
+    assert pb.check_beats(good).verdict == Verdict.PASS
+    bad = {"g": {"dec": base + 50, "base": base, "range": 1e4}}
+    assert pb.check_beats(bad).verdict == Verdict.FAIL
+    # the worst agent decides: one agent far worse than UCB1 fails the worst-agent form only
+    mixed = base - 100
+    mixed[:, 0] = base[:, 0] + 300
+    case = {"g": {"dec": mixed, "base": base, "range": 1e4}}
+    assert pb.check_beats(case).verdict == Verdict.FAIL
+    assert pb.check_beats(case, statistic="mean").verdict == Verdict.PASS
+
+
+def test_regret_pair_runs_on_shared_streams():
+    pair = pb.regret_pair(dec_ucb(pb.undirected_graph(), theorem=2), ucb1(),
+                          bernoulli([0.8, 0.3]), 200, [0, 1, 2], 6)
+    assert pair["dec"].shape == (3, 6) and pair["base"].shape == (3, 6)
+    assert pair["range"] == pytest.approx(2 * 200 * 0.5)
+
+
+def test_ablation_judge():
+    steps = np.geomspace(100, 10_000, 12)
+    same = {"dec_ucb_directed": _log_curves(20, steps), "ucb_4_3": _log_curves(20, steps),
+            "ucb1": _log_curves(30, steps)}
+    assert pb.check_ablation(steps, same, {}).verdict == Verdict.PASS
+    apart = {**same, "dec_ucb_directed": _log_curves(60, steps)}
+    assert pb.check_ablation(steps, apart, {}).verdict == Verdict.FAIL
+
+
+def test_same_page_judge():
+    steps = np.geomspace(10, 10_000, 15)
+    flat = np.full((10, 15), 3.0)
+    assert pb.check_same_page(steps, flat, 69).verdict == Verdict.PASS
+    growing = np.tile(np.linspace(1, 8, 15), (10, 1))
+    assert pb.check_same_page(steps, growing, 69).verdict == Verdict.INCONCLUSIVE
+    assert pb.check_same_page(steps, flat + 70, 69).verdict == Verdict.FAIL
+
+
+def test_correlated_judge():
+    base = RNG.normal(400, 10, (60, 6))
+    ind = {"dec": base - 100, "base": base, "range": 1e4}
+    shrunk = {"dec": base - 50, "base": base, "range": 1e4}
+    assert pb.check_correlated(ind, shrunk).verdict == Verdict.PASS
+    assert pb.check_correlated(shrunk, ind).verdict == Verdict.FAIL
+
+
+def test_paired_interval_reports_both_intervals():
+    iv = pb.paired_interval(RNG.normal(-5, 1, 100), 100.0)
+    assert iv["ci"][1] < 0 and iv["bernstein_ci"][0] < iv["ci"][0]
+    assert pb._decide_less(iv) == Verdict.PASS
+
+
+def test_graph_ordering_judge():
+    strong = RNG.normal(100, 5, (50, 6))
+    und = strong - 20
+    deg = np.array([4, 4, 4, 4, 6, 3])
+    assert pb.check_graph_ordering(und, strong, deg).verdict == Verdict.PASS
+    assert pb.check_graph_ordering(strong + 20, strong, deg).verdict == Verdict.FAIL
+    uneven = strong.copy()
+    uneven[:, 4] *= 0.5                                      # the high-degree agent far better
+    assert pb.check_graph_ordering(und, uneven, deg).verdict == Verdict.FAIL
+
+
+def test_distribution_robustness_judge():
+    a = RNG.normal(45, 1.0, (100, 6))
+    assert pb.check_distribution_robustness(a, a + 0.1).verdict == Verdict.PASS
+    assert pb.check_distribution_robustness(a, a + 10).verdict == Verdict.FAIL
+
+
+def test_sweep_and_group_judges():
+    base = RNG.normal(120, 5, 40)
+    dec = np.stack([base - 50, base - 90, base - 95])
+    assert pb.check_sweep_beats(dec, base, ["1", "0.1", "0.01"], 1e4).verdict == Verdict.PASS
+    not_monotone = np.stack([base - 95, base - 90, base - 50])
+    assert pb.check_sweep_beats(not_monotone, base, ["1", "0.1", "0.01"], 1e4).verdict == \
+        Verdict.FAIL
+    assert pb.check_sweep_beats(dec + 200, base, ["1", "0.1", "0.01"], 1e4,
+                                monotone=False).verdict == Verdict.FAIL
+    regret = RNG.normal(0, 1, (30, 4)) + np.array([10, 20, 30, 40])
+    groups = {"a": [0], "b": [1], "c": [2], "d": [3]}
+    assert pb.check_group_order(regret, groups, [("a", "b"), ("c", "d")], 100).verdict == \
+        Verdict.PASS
+    assert pb.check_group_order(regret, groups, [("d", "a")], 100).verdict == Verdict.FAIL
+    adj, beta = pb.small_graphs()
+    assert adj[:6, 6:].sum() == 0 and (adj[6:, 6:].sum(1) == 3).all()   # C6: |N| = 3
+
+
+def test_theorem_bound_judge():
+    steps = np.array([100, 1000, 10_000])
+    paths = np.abs(RNG.normal(50, 2, (30, 3, 4))) * np.log(steps)[None, :, None] / 9
+    bound = np.full((4, 3), 1e4)
+    dom = np.array([["", "L", "log"]] * 4)
+    out = pb.check_theorem_bound(steps, paths, bound, dom)
+    assert out.verdict == Verdict.PASS and not out.vacuous
+    out = pb.check_theorem_bound(steps, paths, bound / 1e3, dom)
+    assert out.verdict == Verdict.FAIL
+    only_L = np.array([["", "L", "L"]] * 4)
+    assert pb.check_theorem_bound(steps, paths, bound, only_L).vacuous
+
+
+def test_v4_graphs_are_the_first_connected_seeds():
+    import networkx as nx
+
+    graphs = pb.v4_graphs(2)
+    assert len(graphs) == 2 and graphs[0].shape == (20, 20)
+    first = next(s for s in range(100) if nx.is_connected(nx.fast_gnp_random_graph(20, 0.5,
+                                                                                   seed=s)))
+    G = nx.fast_gnp_random_graph(20, 0.5, seed=first)
+    assert np.array_equal(graphs[0], nx.to_numpy_array(G, dtype=bool) | np.eye(20, dtype=bool))
