@@ -65,6 +65,7 @@ from jax.sharding import Mesh, NamedSharding
 from jax.sharding import PartitionSpec as P
 
 from benchmarks import BenchResult, Timing, _ratio, cost_text, jax_config, measure, tree_nbytes
+from benchmarks.bench_bandits import bench_bandits
 from benchmarks.bench_consensus_sa import bench_consensus_sa
 from benchmarks.bench_resilient_ac import bench_resilient_ac
 from decentral.consensus import consensus, consensus_params
@@ -86,6 +87,7 @@ __all__ = [
     "SIZES",
     "REPEATS",
     "MIN_REPEATS",
+    "MAX_REPEATS",
     "BENCHMARKS",
     "CONSENSUS_PARAMS",
     "NoisyState",
@@ -134,6 +136,8 @@ SIZES: dict[str, dict[str, dict[str, Any]]] = {
                                  loop_steps=(500, 2000)),
         "resilient_ac.wmsr": dict(S=16, N=1000, K=16, d=64, H=2, deg=(8, 15),
                                   loop_seeds=(4, 16)),
+        "bandits.dec_ucb": dict(S=100, N=50, M=10, T=10_000, edge_prob=0.5, ref_seeds=2,
+                                ref_steps=(500, 1000), check_T=500, check_seeds=(50, 10)),
     },
     "quick": {
         "runner.overhead": dict(S=256, N=32, T=2_000, n_records=100, fit_T=64,
@@ -151,6 +155,8 @@ SIZES: dict[str, dict[str, dict[str, Any]]] = {
                                  loop_steps=(200, 800)),
         "resilient_ac.wmsr": dict(S=4, N=1000, K=16, d=64, H=2, deg=(8, 15),
                                   loop_seeds=(1, 4)),
+        "bandits.dec_ucb": dict(S=20, N=50, M=10, T=1000, edge_prob=0.5, ref_seeds=1,
+                                ref_steps=(250, 500), check_T=200, check_seeds=(20, 4)),
     },
     "tiny": {
         "runner.overhead": dict(S=8, N=6, T=200, n_records=10, fit_T=16, fit_record_every=1),
@@ -165,6 +171,8 @@ SIZES: dict[str, dict[str, dict[str, Any]]] = {
         "consensus_sa.td0": dict(S=4, N=6, d=3, T=50, states=4, loop_seeds=1,
                                  loop_steps=(10, 20)),
         "resilient_ac.wmsr": dict(S=2, N=8, K=6, d=3, H=1, deg=(2, 5), loop_seeds=(1, 2)),
+        "bandits.dec_ucb": dict(S=4, N=6, M=3, T=50, edge_prob=0.5, ref_seeds=1,
+                                ref_steps=(10, 20), check_T=30, check_seeds=(8, 4)),
     },
 }
 """Benchmark sizes per mode: ``{mode: {benchmark id: keyword arguments}}``."""
@@ -174,6 +182,10 @@ REPEATS: dict[str, int] = {"default": 5, "quick": 2, "tiny": 1}
 
 MIN_REPEATS: dict[str, int] = {"runner.overhead": 5, "runner.sharding": 5}
 """Benchmarks whose rows are medians of at least this many timed calls, whatever the mode."""
+
+MAX_REPEATS: dict[str, int] = {"bandits.dec_ucb": 1}
+"""Benchmarks whose repeated calls are long (a full Monte-Carlo run each): at most this many
+timed calls at the per-mode default (an explicit ``repeats`` is taken as given)."""
 
 _TOL = {"float32": 1e-4, "float64": 1e-10}
 _DTYPES = {"float32": jnp.float32, "float64": jnp.float64}
@@ -949,6 +961,7 @@ BENCHMARKS: dict[str, Callable[..., list[BenchResult]]] = {
     "memory.records": bench_memory,
     "consensus_sa.td0": bench_consensus_sa,
     "resilient_ac.wmsr": bench_resilient_ac,
+    "bandits.dec_ucb": bench_bandits,
 }
 """Benchmark id -> function; ``--only`` selects ids by substring."""
 
@@ -975,6 +988,8 @@ def run_benchmark(name: str, size: str = "default", repeats: int | None = None
         raise ValueError(f"unknown benchmark {name!r}; ids are {list(BENCHMARKS)}.")
     kwargs = dict(SIZES[size][name])
     kwargs["repeats"] = REPEATS[size] if repeats is None else int(repeats)
+    if repeats is None and name in MAX_REPEATS:
+        kwargs["repeats"] = min(kwargs["repeats"], MAX_REPEATS[name])
     kwargs["repeats"] = max(kwargs["repeats"], MIN_REPEATS.get(name, 1))
     if name == "memory.records":
         kwargs["repeats"] = 1      # the bytes are the point; one timed call suffices

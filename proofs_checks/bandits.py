@@ -24,6 +24,7 @@ from decentral.bandits import (
     beta_distribution,
     dec_ucb,
     evaluate,
+    paper_graph,
     ucb,
     ucb1,
 )
@@ -43,30 +44,24 @@ from .registry import claim
 DOCS = "docs/bandits.md"
 ZMSL = "Zhu, Mulle, Smith, Liu, arXiv 2111.10933"
 
-#: The undirected 6-agent graph of the first version's experiments (edges 0-1, 0-4, 1-3, 1-5,
-#: 2-3, 3-5, 4-5), agents indexed by label.
-UNDIRECTED_EDGES = [(0, 1), (0, 4), (1, 3), (1, 5), (2, 3), (3, 5), (4, 5)]
-#: The strongly connected 6-agent graph: ``j: [...]`` lists the agents that receive from j.
-STRONGLY_SUCCESSORS = {0: [1, 4], 1: [0, 2, 3, 4], 2: [0, 3, 4, 5], 3: [1, 2, 4, 5],
-                       4: [0, 2, 3], 5: [1, 4]}
-#: The weakly connected one (agent 3 is a sink).
-WEAKLY_SUCCESSORS = {0: [1, 3, 4], 1: [0, 2, 3, 4], 2: [1, 3, 4], 3: [], 4: [0, 1, 5],
-                     5: [0, 2, 3]}
-
-
 def undirected_graph() -> np.ndarray:
-    """The first version's undirected 6-agent graph (boolean, self-loops)."""
-    return g.from_edges(6, UNDIRECTED_EDGES + [(j, i) for i, j in UNDIRECTED_EDGES])
+    """The first version's undirected 6-agent graph (``undirected.adjlist``, by label)."""
+    return paper_graph("undirected")
 
 
-def successors_graph(successors: dict[int, list[int]]) -> np.ndarray:
-    """``adj[i, j] = True`` when j lists i among its successors (i receives from j)."""
-    return g.from_edges(6, [(j, i) for j, out in successors.items() for i in out])
+def strongly_graph() -> np.ndarray:
+    """The first version's strongly connected 6-agent graph (``strongly.adjlist``)."""
+    return paper_graph("strongly")
 
 
-def directed_path(n: int = 6) -> np.ndarray:
-    """0 -> 1 -> ... -> n-1 (agent i receives from i - 1)."""
-    return g.from_edges(n, [(i, i + 1) for i in range(n - 1)])
+def weakly_graph() -> np.ndarray:
+    """The first version's weakly connected 6-agent graph (agent 3 a sink)."""
+    return paper_graph("weakly")
+
+
+def directed_path() -> np.ndarray:
+    """0 -> 1 -> ... -> 5 (agent i receives from i - 1; ``weakly_path.adjlist``)."""
+    return paper_graph("weakly_path")
 
 
 def random_means(num_arms: int, seed: int) -> np.ndarray:
@@ -197,7 +192,7 @@ def _invariants(ctx: CheckContext) -> Outcome:
     T = 2000 if ctx.full else 500
     arms = bernoulli(random_means(6, ctx.base_seed + 1))
     outs = []
-    for adj, theorem in ((undirected_graph(), 2), (successors_graph(STRONGLY_SUCCESSORS), 1)):
+    for adj, theorem in ((undirected_graph(), 2), (strongly_graph(), 1)):
         pol = dec_ucb(adj, theorem=theorem)
         st, _ = _states(pol, arms, seeds, T)
         outs.append(check_invariants(np.asarray(pol.graphs.at(0)), g.diameter(adj), st.counts,
@@ -349,7 +344,7 @@ def _beats(ctx: CheckContext) -> Outcome:
     seeds = _seeds(ctx, 100, 200)
     arms = bernoulli(random_means(10, ctx.base_seed + 2))
     cases = {
-        "strongly (Theorem 1)": regret_pair(dec_ucb(successors_graph(STRONGLY_SUCCESSORS),
+        "strongly (Theorem 1)": regret_pair(dec_ucb(strongly_graph(),
                                                     theorem=1), ucb1(), arms, T, seeds, 6),
         "undirected (Theorem 2)": regret_pair(dec_ucb(undirected_graph(), theorem=2), ucb1(),
                                               arms, T, seeds, 6)}
@@ -421,7 +416,7 @@ def _ablation(ctx: CheckContext) -> Outcome:
     arms = bernoulli(means)
     gaps = means.max() - means
     inv = float(np.sum(1 / gaps[gaps > 0]))
-    adj = successors_graph(STRONGLY_SUCCESSORS)
+    adj = strongly_graph()
     steps, dec = regret_curves(dec_ucb(adj, theorem=1), arms, T, seeds)
     _, abl = regret_curves(ucb(4 / 3), arms, T, seeds, num_agents=6)
     _, base = regret_curves(ucb1(), arms, T, seeds, num_agents=6)
@@ -472,7 +467,7 @@ def _same_page(ctx: CheckContext) -> Outcome:
     T = 100_000 if ctx.full else 10_000
     seeds = _seeds(ctx, 32, 100)
     means = random_means(6, ctx.base_seed + 4)
-    adj = successors_graph(STRONGLY_SUCCESSORS)
+    adj = strongly_graph()
     steps = np.unique(np.geomspace(10, T, 15).astype(int))
     res = evaluate(dec_ucb(adj, theorem=1), bernoulli(means), horizon=T, seeds=seeds,
                    record_at=steps, record_pulls=True, progress=False)
@@ -521,7 +516,7 @@ def check_correlated(independent: dict, correlated: dict) -> Outcome:
               f"{DOCS}#reward-streams",
        kind=Kind.STATISTICAL)
 def _correlated(ctx: CheckContext) -> Outcome:
-    T = 10_000 if ctx.full else 2_000
+    T = 10_000 if ctx.full else 1_000
     seeds = _seeds(ctx, 100, 200)
     arms = bernoulli([0.6, 0.5, 0.4, 0.3, 0.2])
     pol = dec_ucb(undirected_graph(), theorem=2)
@@ -542,10 +537,10 @@ def _correlated(ctx: CheckContext) -> Outcome:
        source=f"{ZMSL}, first version, Section 5 (weakly connected graphs, no theory), Fig 3",
        kind=Kind.STATISTICAL)
 def _weakly(ctx: CheckContext) -> Outcome:
-    T = 10_000 if ctx.full else 3_000
+    T = 10_000 if ctx.full else 2_000
     seeds = _seeds(ctx, 100, 200)
     arms = bernoulli(random_means(6, ctx.base_seed + 5))
-    cases = {"weakly (sink 3)": regret_pair(dec_ucb(successors_graph(WEAKLY_SUCCESSORS),
+    cases = {"weakly (sink 3)": regret_pair(dec_ucb(weakly_graph(),
                                                     theorem=1), ucb1(), arms, T, seeds, 6),
              "directed path": regret_pair(dec_ucb(directed_path(), theorem=1), ucb1(), arms,
                                           T, seeds, 6)}
@@ -554,7 +549,7 @@ def _weakly(ctx: CheckContext) -> Outcome:
     return out
 
 
-__all__ = ["undirected_graph", "successors_graph", "directed_path", "random_means",
+__all__ = ["undirected_graph", "strongly_graph", "weakly_graph", "directed_path", "random_means",
            "paired_interval", "arm_sequence", "check_reduction", "check_invariants",
            "star_setup", "check_star", "regret_pair", "check_beats", "regret_curves",
            "check_ablation", "check_same_page", "check_correlated"]
@@ -613,7 +608,7 @@ def _graph_ordering(ctx: CheckContext) -> Outcome:
     T = 1000
     seeds = _seeds(ctx, 100, 400)
     arms = bernoulli(random_means(6, ctx.base_seed + 6))
-    strong_adj = successors_graph(STRONGLY_SUCCESSORS)
+    strong_adj = strongly_graph()
     und = evaluate(dec_ucb(undirected_graph(), theorem=2), arms, horizon=T, seeds=seeds,
                    record_every=T, progress=False)
     strong = evaluate(dec_ucb(strong_adj, theorem=1), arms, horizon=T, seeds=seeds,
@@ -759,7 +754,7 @@ def _v4_ucb1(ctx: CheckContext) -> Outcome:
     from decentral.bandits import DecUCB1Params, dec_ucb1
 
     T = 10_000 if ctx.full else 2_000
-    graphs = v4_graphs(20 if ctx.full else 2)
+    graphs = v4_graphs(20 if ctx.full else 1)
     seeds = _seeds(ctx, 25, 5)
     arms = v4_arms()
     r = v4_regrets(lambda a: dec_ucb1(a), DecUCB1Params(np.array(V4_SWEEP)), ucb1(), arms,
@@ -779,9 +774,9 @@ def _v4_ucb1(ctx: CheckContext) -> Outcome:
 def _v4_kl(ctx: CheckContext) -> Outcome:
     from decentral.bandits import DecKLUCBParams, DecUCB1Params, dec_kl_ucb, dec_ucb1, kl_ucb
 
-    T = 10_000 if ctx.full else 2_000
-    graphs = v4_graphs(20 if ctx.full else 2)
-    seeds = _seeds(ctx, 25, 5)
+    T = 10_000 if ctx.full else 1_000
+    graphs = v4_graphs(20 if ctx.full else 1)
+    seeds = _seeds(ctx, 10, 5)
     arms = v4_arms()
     kl = v4_regrets(lambda a: dec_kl_ucb(a), DecKLUCBParams(np.array(V4_SWEEP)), kl_ucb(),
                     arms, graphs, seeds, T)
@@ -949,7 +944,7 @@ def _bound_claim(ctx: CheckContext, adj: np.ndarray, theorem: int, seed_offset: 
        source=f"{ZMSL}, first version, Theorem 1; constants in {DOCS}#theorem-constants",
        kind=Kind.STATISTICAL)
 def _theorem1(ctx: CheckContext) -> Outcome:
-    return _bound_claim(ctx, successors_graph(STRONGLY_SUCCESSORS), 1, 8)
+    return _bound_claim(ctx, strongly_graph(), 1, 8)
 
 
 @claim("bandits.theorem2_bound",

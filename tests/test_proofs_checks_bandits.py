@@ -17,16 +17,20 @@ RNG = np.random.default_rng(0)
 
 
 def test_paper_graphs_by_hand():
-    und = pb.undirected_graph()
-    assert np.array_equal(und, und.T)
+    # the package's edge lists against an independent transcription of the first version's
+    und_edges = [(0, 1), (0, 4), (1, 3), (1, 5), (2, 3), (3, 5), (4, 5)]
+    und = g.from_edges(6, und_edges + [(j, i) for i, j in und_edges])
+    assert np.array_equal(pb.undirected_graph(), und)
     assert (und.sum(1) - 1).tolist() == [2, 3, 1, 3, 2, 3]        # |N_i| = (3,4,2,4,3,4)
-    strong = pb.successors_graph(pb.STRONGLY_SUCCESSORS)
-    assert (strong.sum(1)).tolist() == [4, 4, 4, 4, 6, 3]         # |N_i| incl. self
-    assert g.is_strongly_connected(strong)
-    weak = pb.successors_graph(pb.WEAKLY_SUCCESSORS)
-    assert not g.is_strongly_connected(weak)
-    assert weak[:, 3].sum() == 1                                   # nobody hears the sink 3
-    assert pb.directed_path(4)[2, 1] and not pb.directed_path(4)[1, 2]
+    successors = {0: [1, 4], 1: [0, 2, 3, 4], 2: [0, 3, 4, 5], 3: [1, 2, 4, 5], 4: [0, 2, 3],
+                  5: [1, 4]}                                       # j: agents hearing j
+    strong = g.from_edges(6, [(j, i) for j, out in successors.items() for i in out])
+    assert np.array_equal(pb.strongly_graph(), strong)
+    assert strong.sum(1).tolist() == [4, 4, 4, 4, 6, 3]
+    weak = pb.weakly_graph()
+    assert not g.is_strongly_connected(weak) and weak[:, 3].sum() == 1   # nobody hears 3
+    path = pb.directed_path()
+    assert path[2, 1] and not path[1, 2]
 
 
 def test_reduction_judge():
@@ -54,7 +58,7 @@ def test_invariants_judge_on_a_tiny_run_and_planted_violations():
     m[0, 40, 1, 0] = args[0][0, 40, 1, 0] - 1                       # m below n
     assert pb.check_invariants(W, d, args[0], args[1], m, args[3]).verdict == Verdict.FAIL
     # flocking weights on a directed graph: judged with the wrong pi (transposed W) it fails
-    strong = pb.successors_graph(pb.STRONGLY_SUCCESSORS)
+    strong = pb.strongly_graph()
     pol = dec_ucb(strong, theorem=1)
     st, _ = pb._states(pol, bernoulli([0.7, 0.4, 0.3]), [0], 60)
     W = np.asarray(pol.graphs.at(0))

@@ -7,8 +7,9 @@ sample mean. **Initialisation** (``t = 0``): every arm pulled once, ``n = m = 1`
 ``z = xbar = X_{i,k}(0)``. **One iteration from t to t + 1**, in order:
 
 1. *decide* — if some arm has ``n_{i,k}(t) <= m_{i,k}(t) - M`` (forced exploration), pull one of
-   them uniformly at random; otherwise pull ``argmax_k z_{i,k}(t) + C_{i,k}(t)`` (lowest index on
-   ties, as ``np.argmax`` in the authors' code);
+   them uniformly at random (one uniform per agent picks among them); otherwise pull
+   ``argmax_k z_{i,k}(t) + C_{i,k}(t)`` (lowest index on ties, as ``np.argmax`` in the authors'
+   code);
 2. *observe* — ``n_{i,k}(t+1)``, ``xbar_{i,k}(t+1)`` from the agent's own reward;
 3. *communicate* with the time-t values of the in-neighbours ``N_i`` (self included):
 
@@ -221,8 +222,12 @@ def _update(state: DecState, params, t, arms, rewards) -> DecState:
 @functools.cache
 def _communicate(max_consensus: str):
     def communicate(key, previous: DecState, local: DecState, params, t, graph) -> DecState:
-        if max_consensus == "paper":
+        if max_consensus == "paper" and isinstance(graph, NeighborTable):
             heard = g.masked_max(graph, previous.max_counts)
+        elif max_consensus == "paper":                # dense: a masked max, no gather
+            W = jnp.asarray(graph)
+            hears = (W > 0) | jnp.eye(W.shape[0], dtype=bool)
+            heard = jnp.max(jnp.where(hears[:, :, None], previous.max_counts[None], 0), axis=1)
         else:
             heard = _last_neighbour_max(graph, previous.max_counts)
         m1 = jnp.maximum(local.counts, heard)
@@ -236,8 +241,12 @@ def _decide(key, state: DecState, index):
     """Forced exploration (uniform among arms with ``n <= m - M``), else argmax of ``index``."""
     num_arms = state.counts.shape[-1]
     deficient = state.counts <= state.max_counts - num_arms
-    u = jax.random.uniform(key, state.counts.shape)
-    forced = jnp.argmax(jnp.where(deficient, u, -1.0), axis=-1)
+    # one uniform per agent picks the r-th deficient arm, r uniform on {0, ..., c - 1}
+    c = deficient.sum(axis=-1)
+    u = jax.random.uniform(key, c.shape, dtype=jnp.float32)
+    r = jnp.minimum(jnp.floor(u * c).astype(c.dtype), jnp.maximum(c - 1, 0))
+    rank = jnp.cumsum(deficient, axis=-1) - 1
+    forced = jnp.argmax(deficient & (rank == r[:, None]), axis=-1)
     greedy = jnp.argmax(index, axis=-1)
     return jnp.where(deficient.any(axis=-1), forced, greedy).astype(jnp.int32)
 
