@@ -134,8 +134,8 @@ def check_reduction(dec_arms, ucb_arms, z, xbar, *, tol: float = 1e-9) -> Outcom
        source=f"{ZMSL}, first version, Remark 1; exact form derived in {DOCS}#reduction",
        kind=Kind.EXACT)
 def _reduction(ctx: CheckContext) -> Outcome:
-    seeds = _seeds(ctx, 16, 64)
-    T = 5000 if ctx.full else 1000
+    seeds = _seeds(ctx, 8, 64)
+    T = 5000 if ctx.full else 500
     # continuous rewards: with Bernoulli ones, two arms often have exactly equal indices, and
     # z = z + xbar(t+1) - xbar(t) differs from xbar by round-off (1e-15), which breaks such ties
     # differently; the reduction is about the rule, not about how round-off breaks exact ties
@@ -537,7 +537,7 @@ def _correlated(ctx: CheckContext) -> Outcome:
        source=f"{ZMSL}, first version, Section 5 (weakly connected graphs, no theory), Fig 3",
        kind=Kind.STATISTICAL)
 def _weakly(ctx: CheckContext) -> Outcome:
-    T = 10_000 if ctx.full else 2_000
+    T = 10_000 if ctx.full else 1_000
     seeds = _seeds(ctx, 100, 200)
     arms = bernoulli(random_means(6, ctx.base_seed + 5))
     cases = {"weakly (sink 3)": regret_pair(dec_ucb(weakly_graph(),
