@@ -265,7 +265,7 @@ def check_star(steps, hub, leaves, num_agents, *, gap: float = 0.1, t_min: float
             "coupling_prediction": "3 / (2 Delta^2): every agent dragged to the leaves' rate "
                                    "by forced exploration (docs/bandits.md)",
             "hub_over_leaf_pulls_at_T": "E[n_hub,2(T)] / E[n_leaf,2(T)] (the theorem's "
-                                        "coefficients predict N / 2)"},
+                                        "coefficients predict 2 / N)"},
         threshold="FAIL if the hub slope's 95% interval lies above 12/(N Delta^2); PASS if it "
                   "lies below; else INCONCLUSIVE",
         size=f"star N={num_agents}, M=2, mu={STAR_MEANS}, T={int(steps[-1])}, "

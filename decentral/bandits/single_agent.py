@@ -6,7 +6,7 @@ index on ties) with, ``L(t)`` the clock's logarithm (:func:`~decentral.bandits.l
 default ``ln t`` with ``L(0) = 0``):
 
 * :func:`ucb` — ``I = xbar_{i,k} + sqrt(alpha L(t) / n_{i,k})``, ``alpha = exploration_alpha``
-  (the "UCB(alpha)" ablation of the bandit spec; the first version's Remark 1: Dec_UCB with
+  (the "UCB(alpha)" ablation of ``docs/bandits.md``; the first version's Remark 1: Dec_UCB with
   N = 1 is ``ucb`` with ``alpha = 4/3``);
 * :func:`ucb1` — ``ucb`` with ``alpha = 2``, the index ``xbar + sqrt(2 ln t / n)`` of UCB1
   (Auer, Cesa-Bianchi, Fischer 2002, Fig. 1; they count ``t`` as plays so far,
@@ -140,7 +140,7 @@ def ucb(exploration_alpha: float = 2.0, *, clock: str = "paper") -> Policy:
 def ucb1(*, clock: str = "paper") -> Policy:
     """UCB1 (Auer, Cesa-Bianchi, Fischer 2002): :func:`ucb` with ``exploration_alpha = 2``.
 
-    The index ``xbar_{i,k} + sqrt(2 ln t / n_{i,k})``; the bandit spec's baseline takes ``t`` in
+    The index ``xbar_{i,k} + sqrt(2 ln t / n_{i,k})``; our baseline takes ``t`` in
     the paper's clock (``clock="paper"``, so UCB1 is Dec_UCB's single-agent form with UCB1's
     width); Auer et al. count plays so far (``clock="total_pulls"``).
 
@@ -246,11 +246,11 @@ def _pooled_select(clock: str):
 def pooled_ucb(exploration_alpha: float = 2.0, *, clock: str = "paper") -> Policy:
     """Centralized pooled UCB: every agent plays the UCB index of all agents' samples.
 
-    The index ``xbar_k + sqrt(alpha ln(N t) / n_k)`` over the pooled counts and means (the
-    bandit spec's centralized oracle: UCB1's ``alpha = 2`` by default, ``ln(N t)`` since the
-    network has made ``N t`` post-initialisation plays; with ``clock="total_pulls"`` the
-    logarithm is of ``N (M + t)``, all plays so far). It needs global information at every step
-    and is a *reference*, not a decentralized algorithm.
+    The index ``xbar_k + sqrt(alpha ln(N t) / n_k)`` over the pooled counts and means
+    (our centralized oracle, see ``docs/bandits.md``: UCB1's ``alpha = 2`` by default,
+    ``ln(N t)`` since the network has made ``N t`` post-initialisation plays; with
+    ``clock="total_pulls"`` the logarithm is of ``N (M + t)``, all plays so far). It needs
+    global information at every step and is a *reference*, not a decentralized algorithm.
 
     Args:
         exploration_alpha: default of the sweepable ``alpha`` (params :class:`UCBParams`).
