@@ -231,3 +231,134 @@ def test_resilient_figure_switch_attacker_sends_what_the_attack_alone_sends(resi
         "num_steps"], record_fn=values_of, record_initial=True, progress=False)
     np.testing.assert_array_equal(np.asarray(res.records[0]),
                                   arrays["experiment__huge__wmsr"][-1])
+
+
+BANDIT_FIGURES = ["bandits.tac_fig1_dec_kl_ucb", "bandits.tac_fig2_dec_ucb1",
+                  "bandits.tac_fig3_kl_vs_ucb1", "bandits.tac_figs8_9_k6_c6",
+                  "bandits.v1_fig1_strongly", "bandits.v1_fig2_undirected",
+                  "bandits.v1_fig3_weakly", "bandits.v1_fig4_er50"]
+
+
+@pytest.fixture(scope="module")
+def bandits_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("bandit_figures")
+    code = cli.main(["--size", "tiny", "--out", str(out), "--quiet", "--only", "bandits."])
+    return code, out
+
+
+def test_bandit_figures_write_png_and_finite_data(bandits_run):
+    code, out = bandits_run
+    assert code == 0
+    index = json.loads((out / "index.json").read_text())
+    assert sorted(e["id"] for e in index["figures"]) == BANDIT_FIGURES
+    for fid in BANDIT_FIGURES:
+        assert (out / f"{fid}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        arrays, meta = load_results(out / fid)
+        assert arrays and all(np.all(np.isfinite(a)) for a in arrays.values()), fid
+        assert meta["seeds"] == meta["config"]["parameters"]["seeds"], fid
+        assert meta["config"]["size"] == "tiny"
+
+
+def test_bandit_v1_fixed_graph_figures_hold_both_metrics_per_agent(bandits_run):
+    from decentral.bandits import paper_graph
+
+    _, out = bandits_run
+    for fid, name in (("bandits.v1_fig1_strongly", "strongly"),
+                      ("bandits.v1_fig2_undirected", "undirected"),
+                      ("bandits.v1_fig3_weakly", "weakly")):
+        arrays, meta = load_results(out / fid)
+        params = meta["config"]["parameters"]
+        S, T, t = params["num_seeds"], params["horizon"], arrays["t"]
+        assert t[-1] == T and np.all(np.diff(t) > 0)
+        for key in ("dec_regret", "dec_parity", "ucb1_regret", "ucb1_parity"):
+            assert arrays[key].shape == (S, len(t), 6), (fid, key)
+        # pseudo-regret is a cumulative sum of gaps: >= 0 and non-decreasing in t
+        for key in ("dec_regret", "ucb1_regret"):
+            assert np.all(arrays[key] >= -1e-12)
+            assert np.all(np.diff(arrays[key], axis=1) >= -1e-12), (fid, key)
+        assert not np.allclose(arrays["dec_parity"], arrays["dec_regret"])  # another metric
+        np.testing.assert_array_equal(arrays["adjacency"].astype(bool), paper_graph(name))
+        assert params["theorem"] == (2 if name == "undirected" else 1)
+        assert arrays["family_choice"].shape == (6, 6) and arrays["means"].shape == (6,)
+    # one draw of means and families, shared by the three figures and their UCB1 baseline
+    first, _ = load_results(out / "bandits.v1_fig1_strongly")
+    third, _ = load_results(out / "bandits.v1_fig3_weakly")
+    np.testing.assert_array_equal(first["ucb1_regret"], third["ucb1_regret"])
+    np.testing.assert_array_equal(first["family_choice"], third["family_choice"])
+
+
+def test_bandit_er50_figure_uses_the_documented_weak_substitute(bandits_run):
+    import decentral.graphs as g
+
+    _, out = bandits_run
+    arrays, meta = load_results(out / "bandits.v1_fig4_er50")
+    params = meta["config"]["parameters"]
+    runs, R = params["runs"], len(arrays["t"])
+    assert runs == params["num_graphs"] * params["seeds_per_graph"]
+    for kind in ("strong", "undirected", "weak"):
+        for metric in ("regret", "parity"):
+            for part in ("dec_worst", "dec_agent_mean", "ucb1_best", "ucb1_agent_mean"):
+                assert arrays[f"{kind}_{metric}_{part}"].shape == (runs, R), (kind, part)
+            final = arrays[f"{kind}_{metric}_dec_final"]
+            assert final.shape == (runs, 50)
+            # the drawn "worst" agent is the one with the highest mean final value
+            worst = params["kinds"][kind]["selected_agents"][metric]["worst_dec_agent"]
+            assert worst == int(np.argmax(final.mean(axis=0)))
+            np.testing.assert_allclose(arrays[f"{kind}_{metric}_dec_worst"][:, -1],
+                                       final[:, worst])
+    for adj in arrays["strong_adjacency"].astype(bool):
+        assert g.is_strongly_connected(adj)
+    for adj in arrays["undirected_adjacency"].astype(bool):
+        assert np.array_equal(adj, adj.T) and g.is_strongly_connected(adj)
+    for adj, info in zip(arrays["weak_adjacency"].astype(bool),
+                         params["kinds"]["weak"]["graphs"], strict=True):
+        assert not g.is_strongly_connected(adj) and g.is_strongly_connected(adj | adj.T)
+        silent = np.flatnonzero((adj & ~np.eye(50, dtype=bool)).sum(axis=0) == 0).tolist()
+        assert len(silent) == 1 and info["agents_nobody_hears"] == silent
+    assert "substitute" in params["kinds"]["weak"]["construction"]
+
+
+def test_bandit_journal_figures_dec_ucb1_beats_ucb1_and_share_their_runs(bandits_run):
+    _, out = bandits_run
+    fig1, meta = load_results(out / "bandits.tac_fig1_dec_kl_ucb")
+    fig2, _ = load_results(out / "bandits.tac_fig2_dec_ucb1")
+    fig3, _ = load_results(out / "bandits.tac_fig3_kl_vs_ucb1")
+    params = meta["config"]["parameters"]
+    runs, R = params["runs"], len(fig1["t"])
+    assert fig2["dec_ucb1"].shape == fig2["dec_kl_ucb"].shape == (3, runs, R)
+    assert fig2["ucb1"].shape == fig2["kl_ucb"].shape == (runs, R)
+    for key in ("dec_ucb1", "dec_kl_ucb", "ucb1", "kl_ucb"):         # one set of runs
+        np.testing.assert_array_equal(fig1[key], fig2[key])
+        np.testing.assert_array_equal(fig1[key], fig3[key])
+    # Dec-UCB1 with beta = 0.01 below UCB1 in every run, already at the tiny size (T = 200:
+    # about 11 against 25, agent-averaged, with a spread below 1 over runs)
+    p = int(np.flatnonzero(np.isclose(fig2["sweep"], 0.01))[0])
+    assert fig2["dec_ucb1"][p, :, -1].max() < fig2["ucb1"][:, -1].min()
+    small, meta = load_results(out / "bandits.tac_figs8_9_k6_c6")
+    S = meta["config"]["parameters"]["num_seeds"]
+    for key in ("dec_ucb1", "dec_kl_ucb"):
+        assert small[key].shape == (S, len(small["t"]), 12)
+    np.testing.assert_array_equal(small["per_agent_constant"], [1, 1, 1, 0.01, 0.01, 0.01] * 2)
+
+
+def test_bandit_block_system_runs_each_block_as_its_own_policy(x64):
+    from decentral.bandits import DecUCBParams, bernoulli, dec_ucb, evaluate, paper_graph, ucb1
+    from figures import bandits as fb
+
+    arms, adj, T, seeds = bernoulli([0.7, 0.5, 0.4]), paper_graph("undirected"), 60, [0, 1]
+
+    def pulls(policy, params=None, n=None):
+        return evaluate(policy, arms, T, seeds, num_agents=n, params=params, record_every=T,
+                        progress=False).pulls
+
+    # Theorem 2 (Metropolis, sqrt(3 ln t / (|N_i| n))) as per-agent constants 3 / |N_i|
+    W, c, _ = fb.block_system([fb.dec_ucb_block(adj, 2)])
+    theorem2 = pulls(dec_ucb(adj, theorem=2))
+    np.testing.assert_array_equal(pulls(dec_ucb(W, theorem=1), DecUCBParams(c)), theorem2)
+    # negative control: the Theorem-1 block on the same graph is another policy
+    W1, c1, _ = fb.block_system([fb.dec_ucb_block(adj, 1)])
+    assert not np.array_equal(pulls(dec_ucb(W1, theorem=1), DecUCBParams(c1)), theorem2)
+    # isolated agents with c = 2 beside a graph block are UCB1, pull for pull
+    W, c, where = fb.block_system([fb.dec_ucb_block(adj, 2), fb.ucb1_block(6)])
+    blocks = pulls(dec_ucb(W, theorem=1), DecUCBParams(c))
+    np.testing.assert_array_equal(blocks[:, where[1]], pulls(ucb1(), n=12)[:, where[1]])

@@ -96,7 +96,8 @@ class DecUCBParams(NamedTuple):
 
     Attributes:
         exploration_constant: ``c`` in the width: ``sqrt(c ln t / n)`` (Theorem 1, ``4/3``) or
-            ``sqrt(c ln t / (|N_i| n))`` (Theorem 2, ``3``).
+            ``sqrt(c ln t / (|N_i| n))`` (Theorem 2, ``3``); a scalar or one value per agent
+            ``[N]``.
     """
 
     exploration_constant: float = 4.0 / 3.0
