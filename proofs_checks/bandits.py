@@ -35,6 +35,7 @@ from decentral.verify import (
     Outcome,
     Verdict,
     bootstrap_ci,
+    combine_verdicts,
     empirical_bernstein_ci,
     semilog_slope,
 )
@@ -197,7 +198,7 @@ def _invariants(ctx: CheckContext) -> Outcome:
         st, _ = _states(pol, arms, seeds, T)
         outs.append(check_invariants(np.asarray(pol.graphs.at(0)), g.diameter(adj), st.counts,
                                      st.means, st.max_counts, st.z))
-    verdict = Verdict.FAIL if any(o.verdict == Verdict.FAIL for o in outs) else Verdict.PASS
+    verdict = combine_verdicts([o.verdict for o in outs])
     return Outcome(
         verdict=verdict,
         measured={"metropolis_sum_gap": outs[0].measured["pi_weighted_gap"],
@@ -313,8 +314,7 @@ def check_beats(cases: dict, *, statistic: str = "worst") -> Outcome:
         iv["ucb1_regret"] = float(pair["base"].mean())
         rows[name] = iv
         verdicts.append(_decide_less(iv))
-    verdict = Verdict.FAIL if Verdict.FAIL in verdicts else \
-        Verdict.PASS if all(v == Verdict.PASS for v in verdicts) else Verdict.INCONCLUSIVE
+    verdict = combine_verdicts(verdicts)
     worst = max(rows.values(), key=lambda r: r["mean"])
     return Outcome(
         verdict=verdict,
@@ -727,8 +727,7 @@ def check_sweep_beats(dec: np.ndarray, base: np.ndarray, labels, value_range: fl
             iv = paired_interval(dec[p] - dec[p - 1], value_range)
             rows[f"{labels[p]} vs {labels[p - 1]}"] = iv
             verdicts.append(_decide_less(iv))
-    verdict = Verdict.FAIL if Verdict.FAIL in verdicts else \
-        Verdict.PASS if all(v == Verdict.PASS for v in verdicts) else Verdict.INCONCLUSIVE
+    verdict = combine_verdicts(verdicts)
     return Outcome(
         verdict=verdict,
         measured={"baseline_regret": float(base.mean()),
@@ -791,8 +790,7 @@ def _v4_kl(ctx: CheckContext) -> Outcome:
         lo, hi = iv["ci"]
         verdicts.append(Verdict.PASS if hi <= 0 else Verdict.FAIL if lo > 0 else
                         Verdict.INCONCLUSIVE)
-    verdict = Verdict.FAIL if Verdict.FAIL in verdicts else \
-        Verdict.PASS if all(v == Verdict.PASS for v in verdicts) else Verdict.INCONCLUSIVE
+    verdict = combine_verdicts(verdicts)
     measured = {"kl_ucb_regret": vs_kl.measured["baseline_regret"],
                 **{f"dec_kl_{lab}": float(kl["dec"][p].mean()) for p, lab in enumerate(labels)},
                 **{f"dec_ucb1_{lab}": float(u1["dec"][p].mean()) for p, lab in enumerate(labels)},
@@ -830,8 +828,7 @@ def check_group_order(regret: np.ndarray, groups: dict, order: list[tuple[str, s
         iv = paired_interval(means[a] - means[b], value_range)
         rows[f"{a} < {b}"] = iv
         verdicts.append(_decide_less(iv))
-    verdict = Verdict.FAIL if Verdict.FAIL in verdicts else \
-        Verdict.PASS if all(v == Verdict.PASS for v in verdicts) else Verdict.INCONCLUSIVE
+    verdict = combine_verdicts(verdicts)
     return Outcome(
         verdict=verdict,
         measured={**{f"regret {k}": float(v.mean()) for k, v in means.items()},

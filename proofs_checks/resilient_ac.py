@@ -40,7 +40,14 @@ from decentral.resilient_ac import (
     weighted_output_step,
 )
 from decentral.runner import run
-from decentral.verify import CheckContext, Kind, Outcome, Verdict, geometric_rate
+from decentral.verify import (
+    CheckContext,
+    Kind,
+    Outcome,
+    Verdict,
+    combine_verdicts,
+    geometric_rate,
+)
 
 from .registry import claim
 
@@ -700,8 +707,7 @@ def _wmsr_invariance(ctx: CheckContext) -> Outcome:
                                    num_steps=T, contrast=contrast, seed=ctx.base_seed)
     vector = check_wmsr_invariance(invariance_cases(), attack_suite(True), seeds=seeds,
                                    num_steps=T, dim=3, seed=ctx.base_seed + 1)
-    verdict = Verdict.FAIL if Verdict.FAIL in (scalar.verdict, vector.verdict) else \
-        Verdict.PASS
+    verdict = combine_verdicts([scalar.verdict, vector.verdict])
     m = scalar.measured
     return Outcome(
         verdict=verdict,

@@ -64,7 +64,7 @@ import numpy as np
 import decentral.graphs as g
 from decentral.graphs import GraphSequence, NeighborTable
 
-from .indices import kl_ucb_index
+from .indices import apply_index_floor, check_index_floor, kl_ucb_index
 from .policy import Policy, check_clock, log_time, observe, validate_constants
 
 __all__ = ["DecState", "DecUCBParams", "DecUCB1Params", "DecKLUCBParams", "dec_ucb",
@@ -285,9 +285,7 @@ def _kl_select(clock: str, steps: int | None, floor: float | None):
         q = 3 * (1 + _per_agent(params.varsigma, n, dtype)) * (L + 3 * loglog) / (2 * deg)
         budget = jnp.maximum(q, 0)[:, None] / state.counts.astype(dtype)
         index = kl_ucb_index(state.z, budget, steps)
-        if floor is not None:
-            top = jnp.asarray(1 - 1e-6, dtype)
-            index = jnp.maximum(index, jnp.minimum(jnp.clip(state.z, 0, 1) + floor, top))
+        index = apply_index_floor(index, state.z, floor)
         return _decide(key, state, index)
     return select
 
@@ -397,11 +395,7 @@ def dec_kl_ucb(graph, *, varsigma=0.01, clock: str = "paper", max_consensus: str
     _check_options(clock, max_consensus)
     steps = None if bisection_steps is None else check_int(bisection_steps, "bisection_steps",
                                                            minimum=1, maximum=200)
-    if index_floor is not None:
-        if not isinstance(index_floor, (int, float)) or not (0 <= index_floor < 1):
-            raise ValueError(f"index_floor must be None or a number in [0, 1); got "
-                             f"{index_floor!r}.")
-        index_floor = float(index_floor)
+    index_floor = check_index_floor(index_floor)
     seq = dec_graphs(graph, None, backend=backend)
 
     def validate(params):

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
-__all__ = ["ucb_index", "bernoulli_kl", "kl_ucb_index", "kl_clip", "BISECTION_STEPS",
+__all__ = ["ucb_index", "bernoulli_kl", "kl_ucb_index", "kl_clip", "check_index_floor",
+           "apply_index_floor", "BISECTION_STEPS",
            "BISECTION_STEPS_FLOAT32"]
 
 #: Default bisection steps of :func:`kl_ucb_index` in float64: the bracket shrinks by
@@ -118,3 +119,24 @@ def kl_ucb_index(mean, budget, steps: int | None = None):
     # with kl(p, 1 - eps) <= budget); a zero budget gives p
     index = jnp.where(bernoulli_kl(p, hi) <= budget, hi, lo)
     return jnp.where(budget > 0, index, p)
+
+
+def check_index_floor(index_floor) -> float | None:
+    """``None``, or the authors'-code KL index floor as a float in ``[0, 1)`` (``ValueError``
+    otherwise)."""
+    if index_floor is None:
+        return None
+    if isinstance(index_floor, bool) or not isinstance(index_floor, (int, float)) or \
+            not (0 <= index_floor < 1):
+        raise ValueError(f"index_floor must be None or a number in [0, 1); got {index_floor!r}.")
+    return float(index_floor)
+
+
+def apply_index_floor(index, mean, floor: float | None):
+    """``max(index, min(clip(mean, 0, 1) + floor, 1 - 1e-6))``: the authors' Newton iteration
+    starts at ``min(mean + floor, 1 - 1e-6)`` and never goes below it (``floor`` None: the
+    index unchanged)."""
+    if floor is None:
+        return index
+    top = jnp.asarray(1 - 1e-6, index.dtype)
+    return jnp.maximum(index, jnp.minimum(jnp.clip(mean, 0, 1) + floor, top))

@@ -39,7 +39,7 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
-from .indices import kl_ucb_index, ucb_index
+from .indices import apply_index_floor, check_index_floor, kl_ucb_index, ucb_index
 from .policy import (
     IndexStats,
     Policy,
@@ -170,9 +170,7 @@ def _kl_select(clock: str, steps: int | None, floor: float | None):
         log_t = log_time(t, clock, m, dtype=state.means.dtype)
         budget = kl_budget(log_t, params.log_log_coefficient, state.counts)
         index = kl_ucb_index(state.means, budget, steps)
-        if floor is not None:
-            top = jnp.asarray(1 - 1e-6, index.dtype)
-            index = jnp.maximum(index, jnp.minimum(jnp.clip(state.means, 0, 1) + floor, top))
+        index = apply_index_floor(index, state.means, floor)
         return jnp.argmax(index, axis=-1).astype(jnp.int32)
 
     return select
@@ -209,11 +207,7 @@ def kl_ucb(log_log_coefficient: float = 0.0, *, clock: str = "paper",
     check_clock(clock)
     steps = None if bisection_steps is None else check_int(bisection_steps, "bisection_steps",
                                                            minimum=1, maximum=200)
-    if index_floor is not None:
-        if not isinstance(index_floor, (int, float)) or not (0 <= index_floor < 1):
-            raise ValueError(f"index_floor must be None or a number in [0, 1); got "
-                             f"{index_floor!r}.")
-        index_floor = float(index_floor)
+    index_floor = check_index_floor(index_floor)
     params = _validate_kl(KLUCBParams(log_log_coefficient))
     return Policy(name="kl_ucb", init=_init, select=_kl_select(clock, steps, index_floor),
                   update=_update, params=KLUCBParams(float(params.log_log_coefficient)),
