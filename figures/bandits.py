@@ -34,6 +34,17 @@ Bernoulli law or a normal truncated to [0, 1] with sd 0.05 and **mean** ``mu_k``
   **1 graph** per kind x 24 seeds and ``--full`` **10 graphs** per kind x 10 seeds, each graph
   index with its own draw of means and families (shared by the three kinds and the UCB1 run).
 
+* ``bandits.v1_fig11_two_neighbors``, ``bandits.v1_fig12_strongly_fixed_means``,
+  ``bandits.v1_fig13_undirected_path``, ``bandits.v1_fig14_weakly_path`` — the appendix's
+  "selected graphs" (the authors' README commands): the 6-cycle with the chord 0-2 and the path
+  0-1-2-3-4-5 (Metropolis weights, Theorem-2 width), ``strongly`` (flocking, Theorem 1) with the
+  fixed means ``(0.10, 0.25, 0.45, 0.65, 0.75, 0.90)``, and the directed path 0->1->...->5
+  (flocking, as the authors run ``weak`` graphs) with ``mu_k ~ U[0.05, 0.95]`` (the authors redraw
+  them every experiment; one draw here); the same three families, M = 6, T = 1000, both metrics,
+  the best of 6 UCB1 agents dashed. Figs 11-13 share one draw of families and their UCB1 agents;
+  Fig 14 runs two copies of its graph and UCB1 agents (own streams), so its runs are copy x
+  seed. Sizes as Figs 1-3.
+
 **One compile per system.** Compiling the heterogeneous sampler (the Beta law's gamma sampler)
 costs about 10 s, so the first version's runs are built as one block-diagonal system
 (:func:`block_system`): Figs 1-3 run the three graphs and six isolated agents as 24 agents,
@@ -45,7 +56,8 @@ Fig 4 the three ER graphs of one index and 50 isolated agents as 200 agents, in 
 so each runs exactly its own algorithm; ``tests/test_figures.py`` checks both reductions pull
 for pull. Agent ``b N + i`` of the system faces agent i's laws with its own reward streams, so
 the first version's Dec and UCB1 curves are not paired on the same samples (the journal
-version's are).
+version's are). Every six-agent system has 24 agents (Figs 1-3, 11-13, and Fig 14's two copies)
+and the sampler evaluates the three families whichever are drawn, so they share one program.
 
 **Journal version** (the first connected ER(20, 0.5) graphs, networkx seeds 0, 1, ...
 (:func:`proofs_checks.bandits.v4_graphs`), M = 5, ``mu = (0.2, 0.3, 0.4, 0.5, 0.6)``, normals
@@ -60,16 +72,23 @@ a params sweep):
 * ``bandits.tac_fig3_kl_vs_ucb1`` — Dec-KL-UCB(varsigma = v) vs Dec-UCB1(beta = v), one panel
   per v. Figs 1-3 share their runs. Quick: 1 graph x 20 seeds, T = 2000; ``--full``: 10 graphs
   x 10 seeds, T = 10^4 (the paper: 100 runs with 100 graphs, T = 10^4);
+* ``bandits.tac_fig4_dec_kl_ucb_beta``, ``bandits.tac_fig5_dec_ucb1_beta``,
+  ``bandits.tac_fig6_kl_vs_ucb1_beta`` — the same three comparisons with ``Beta(mu_k, 1 - mu_k)``
+  rewards (mean ``mu_k``, variance ``mu_k (1 - mu_k) / 2``, U-shaped; :func:`v4_beta_arms`),
+  same sizes. At the tiny size Figs 1-6 share four compiled programs (a sampler evaluating
+  both laws; the same rewards), elsewhere each law has its own;
 * ``bandits.tac_figs8_9_k6_c6`` — K6 (agents 0-5) and a 6-cycle (6-11), disconnected, per-agent
   beta (Dec-UCB1) and varsigma (Dec-KL-UCB) ``(1, 1, 1, 0.01, 0.01, 0.01)`` in each component:
   the four groups' mean regret. Which of the two the paper numbers 8 and which 9 is not known
   here. Quick: 50 seeds, T = 2000; ``--full``: 100 seeds, T = 10^4 (the paper's size).
 
 Run time here (2 CPU cores, shared with other jobs while measured): quick ``python -m figures
---only bandits`` about 1.5 minutes (90 s for the eight figures; 8 compiles: the two
-first-version systems, the four policies of journal Figs 1-3, two for Figs 8-9); ``--full``
-about 15 minutes (860 s: journal Figs 1-3 600 s, v1 Fig 4 175 s, Figs 8-9 80 s, v1 Figs 1-3
-15 s), 1.8 GB of memory at most.
+--only bandits`` about 3 minutes (182 s for the fifteen figures, load average 2-3.5; 12
+compiles: one for the 24-agent first-version systems, one for Fig 4, the four policies of
+journal Figs 1-3 and again for Figs 4-6 (Beta rewards: 79 s of the total), two for Figs 8-9);
+``--full`` was about 15 minutes for the eight figures before Figs 4-6 and 11-14 were added
+(860 s: journal Figs 1-3 600 s, v1 Fig 4 175 s, Figs 8-9 80 s, v1 Figs 1-3 15 s), 1.8 GB of
+memory at most; not measured since.
 """
 
 from __future__ import annotations
@@ -95,6 +114,7 @@ from decentral.bandits import (
     heterogeneous,
     kl_ucb,
     paper_graph,
+    paper_graph_kind,
     truncated_normal,
     ucb1,
 )
@@ -109,9 +129,11 @@ from proofs_checks.bandits import (
 )
 
 __all__ = [
-    "V1_SD", "V1_FAMILIES", "V1_GRAPHS", "ER_KINDS", "SMALL_GROUPS",
+    "V1_SD", "V1_FAMILIES", "V1_GRAPHS", "V1_SELECTED", "V1_FIXED_MEANS", "ER_KINDS",
+    "SMALL_GROUPS", "TAC_REWARDS",
     "v1_arms", "dec_ucb_block", "ucb1_block", "block_system", "run_blocks",
-    "v1_fixed_data", "draw_v1_fixed", "er50_data", "draw_er50",
+    "v1_fixed_data", "v1_selected_data", "draw_v1_fixed", "er50_data", "draw_er50",
+    "v4_beta_arms",
     "tac_data", "draw_tac_sweep", "draw_tac_kl_vs_ucb1", "small_graph_data", "draw_small_graphs",
 ]
 
@@ -137,7 +159,19 @@ SMALL_GROUPS = {"K6, beta=1": [0, 1, 2], "K6, beta=0.01": [3, 4, 5],
                 "C6, beta=1": [6, 7, 8], "C6, beta=0.01": [9, 10, 11]}
 """The four agent groups of the journal version's K6 + C6 figures."""
 
+V1_SELECTED = {"undirected_two_neighbors": {"theorem": 2, "figure": 11},
+               "strongly": {"theorem": 1, "figure": 12},
+               "undirected_path": {"theorem": 2, "figure": 13},
+               "weakly_path": {"theorem": 1, "figure": 14}}
+"""The first version's appendix "selected graphs" (Figs 11-14) with the theorem whose weights
+and width Dec_UCB uses (the authors' simulator: ``undirected`` for the two undirected graphs,
+``strong`` for ``strongly``, ``weak`` for ``weakly_path``)."""
+
+V1_FIXED_MEANS = (0.10, 0.25, 0.45, 0.65, 0.75, 0.90)
+"""The means of the first version's Figs 11-13 (the authors' command line ``-m``)."""
+
 _V1_ARMS_OFFSET = 1000          # arms seeds: base_seed + offset (+ graph index for Fig 4)
+_V1_SELECTED_OFFSET = 1100      # Figs 11-13 families: base_seed + offset; Fig 14: + 1
 _THEOREM_TEXT = {1: "Theorem 1: flocking weights, width sqrt(4 ln t / (3 n))",
                  2: "Theorem 2: Metropolis weights, width sqrt(3 ln t / (|N_i| n))"}
 _BLOCK_TEXT = ("one block-diagonal system of {n} agents ({blocks}) run by dec_ucb(W, "
@@ -152,26 +186,33 @@ _METRICS = {"regret": "standard pseudo-regret R_i(t)",
 # shared pieces
 # ---------------------------------------------------------------------------------------------
 
-def v1_arms(num_agents: int, num_arms: int, seed: int, *, copies: int = 1):
+def v1_arms(num_agents: int, num_arms: int, seed: int, *, copies: int = 1, means=None):
     """The first version's heterogeneous arms: ``mu_k ~ U[0.05, 0.95]``
-    (:func:`proofs_checks.bandits.random_means` of ``seed``) and each (agent, arm) family drawn
-    uniformly from :data:`V1_FAMILIES` by ``numpy.random.default_rng([seed, 1])``.
+    (:func:`proofs_checks.bandits.random_means` of ``seed``), or the given ``means``, and each
+    (agent, arm) family drawn uniformly from :data:`V1_FAMILIES` by
+    ``numpy.random.default_rng([seed, 1])``.
+
+    The sampler evaluates the three families whichever are drawn
+    (:meth:`~decentral.bandits.Arms.with_extra_families`; the rewards are the same), so every
+    first-version system of the same size runs with one compiled program.
 
     Args:
         num_agents, num_arms: N and M of one system.
-        seed: integer seed of the means and the family draw.
+        seed: integer seed of the means (unless given) and of the family draw.
         copies: number of blocks of a :func:`block_system`: agent ``b N + i`` faces the laws of
             agent ``i`` (its own reward streams).
+        means: None (drawn), or the ``[M]`` means (the appendix's selected-graph figures).
 
     Returns:
         ``(arms over copies * N agents, means [M], choice int [N, M])``.
     """
-    mu = random_means(num_arms, seed)
+    mu = random_means(num_arms, seed) if means is None else np.asarray(means, np.float64)
     families = [beta_distribution(mu, V1_SD), bernoulli(mu),
                 truncated_normal(mu, V1_SD, parameterization="mean")]
     choice = np.random.default_rng([seed, 1]).integers(0, len(families),
                                                        size=(num_agents, num_arms))
-    return heterogeneous(families, np.tile(choice, (copies, 1))), mu, choice
+    arms = heterogeneous(families, np.tile(choice, (copies, 1)))
+    return arms.with_extra_families(["beta", "bernoulli", "truncated_normal"]), mu, choice
 
 
 def dec_ucb_block(adj: np.ndarray, theorem: int) -> tuple[np.ndarray, np.ndarray]:
@@ -311,6 +352,10 @@ def v1_fixed_data(name: str, num_seeds: int, horizon: int, base_seed: int = 0
                                                     "agents"),
         "band": "+-1 std over seeds",
         "metrics": _METRICS,
+        "figure": V1_GRAPHS[name]["figure"],
+        "means_note": "one draw of mu_k ~ U[0.05, 0.95] and of the family per (agent, arm), "
+                      "shared with the 6 independent UCB1 agents (the paper redraws both per "
+                      "experiment)",
     }
     return data, parameters
 
@@ -332,6 +377,14 @@ def _draw_graph(ax, adj: np.ndarray, directed: bool, colors) -> None:
     ax.margins(0.12)
 
 
+def _runs_text(parameters: dict[str, Any]) -> str:
+    copies = parameters.get("copies", 1)
+    if copies == 1:
+        return f"{parameters['num_seeds']} seeds; mean +-1 std over seeds"
+    return (f"{copies} copies x {parameters['num_seeds']} seeds = {parameters['runs']} runs; "
+            "mean +-1 std over runs")
+
+
 def draw_v1_fixed(data: dict[str, np.ndarray], parameters: dict[str, Any]):
     """Draw v1 Fig 1, 2 or 3 from :func:`v1_fixed_data`'s output; returns ``(fig, axes)``."""
     colors = plt.get_cmap("tab10").colors
@@ -339,8 +392,9 @@ def draw_v1_fixed(data: dict[str, np.ndarray], parameters: dict[str, Any]):
     name = parameters["graph"]
     fig, axes = plt.subplots(1, 3, figsize=(17, 5.4), layout="constrained",
                              gridspec_kw={"width_ratios": [0.75, 1, 1]})
-    _draw_graph(axes[0], adj, directed=name != "undirected", colors=colors)
-    how = "edges both ways" if name == "undirected" else "arrow j -> i: i receives from j"
+    undirected = paper_graph_kind(name) == "undirected"
+    _draw_graph(axes[0], adj, directed=not undirected, colors=colors)
+    how = "edges both ways" if undirected else "arrow j -> i: i receives from j"
     axes[0].set_title(f"the authors' '{name}' graph ({how})", fontsize=10)
     t = data["t"]
     deg = adj.sum(axis=1)
@@ -364,12 +418,10 @@ def draw_v1_fixed(data: dict[str, np.ndarray], parameters: dict[str, Any]):
         ax.grid(alpha=0.3)
     axes[1].legend(fontsize=8, loc="upper left")
     fig.suptitle(
-        f"v1 Fig {V1_GRAPHS[name]['figure']}: {parameters['variant']} on the authors' '{name}' "
+        f"v1 Fig {parameters['figure']}: {parameters['variant']} on the authors' '{name}' "
         f"graph; N=6, M=6, heterogeneous rewards, T={parameters['horizon']}, "
-        f"{parameters['num_seeds']} seeds; mean +-1 std over seeds\n"
-        "one draw of mu_k ~ U[0.05, 0.95] and of the family per (agent, arm), shared with the "
-        "6 independent UCB1 agents (the paper redraws both per experiment); dashed: the best "
-        "UCB1 agent", fontsize=10)
+        f"{_runs_text(parameters)}\n"
+        f"{parameters['means_note']}; dashed: the best UCB1 agent", fontsize=10)
     return fig, axes
 
 
@@ -406,6 +458,142 @@ def v1_fig2_undirected(ctx: FigureContext) -> FigureOutput:
 def v1_fig3_weakly(ctx: FigureContext) -> FigureOutput:
     """Sizes: tiny 4 seeds x T=100, quick 40 x 1000, full 100 x 1000."""
     return _v1_figure(ctx, "weakly")
+
+
+# ---------------------------------------------------------------------------------------------
+# v1 appendix Figs 11-14: selected graphs
+# ---------------------------------------------------------------------------------------------
+
+def _v1_selected_group(name: str) -> tuple[tuple[str, ...], int, Any, int]:
+    """``(graphs run together, arms seed offset, means, copies)`` of the system holding
+    ``name``. Every system has 24 agents, the size (and so the compiled program) of Figs 1-3's:
+    Figs 11-13 share the fixed means (three graphs and 6 UCB1 agents); Fig 14 draws its means
+    and runs two copies of (weakly_path, 6 UCB1 agents), which doubles its runs."""
+    if name == "weakly_path":
+        return ("weakly_path",), _V1_SELECTED_OFFSET + 1, None, 2
+    return (tuple(n for n in V1_SELECTED if n != "weakly_path"), _V1_SELECTED_OFFSET,
+            V1_FIXED_MEANS, 1)
+
+
+@functools.lru_cache(maxsize=4)
+def _v1_selected_runs(names: tuple[str, ...], offset: int, means, copies: int,
+                      num_seeds: int, horizon: int, base_seed: int):
+    """The system of :func:`_v1_selected_group`; each block's curves with the copies stacked
+    along the runs axis (copy-major: runs ``c S + s``)."""
+    blocks = {}
+    for c in range(copies):
+        for n in names:
+            blocks[(n, c)] = dec_ucb_block(paper_graph(n), V1_SELECTED[n]["theorem"])
+        blocks[("ucb1", c)] = ucb1_block(6)
+    arms, _, _ = v1_arms(6, 6, base_seed + offset, copies=len(blocks), means=means)
+    runs = run_blocks(blocks, arms, horizon, _seeds(base_seed, num_seeds))
+    out = {}
+    for n in (*names, "ucb1"):
+        parts = [runs[(n, c)] for c in range(copies)]
+        out[n] = {"t": parts[0]["t"],
+                  **{k: np.concatenate([p[k] for p in parts]) for k in ("regret", "parity")}}
+    return out
+
+
+def v1_selected_data(name: str, num_seeds: int, horizon: int, base_seed: int = 0
+                     ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    """Dec_UCB on one of the first version's appendix graphs (:data:`V1_SELECTED`) and 6
+    independent UCB1 agents, heterogeneous rewards (Beta sd 0.05, Bernoulli, truncated normal
+    sd 0.05 with mean ``mu_k``, one family per (agent, arm)), M = 6: the means
+    :data:`V1_FIXED_MEANS` for Figs 11-13, ``mu_k ~ U[0.05, 0.95]`` for Fig 14 (the authors
+    redraw them every experiment; one draw here).
+
+    Returns:
+        ``(data, parameters)`` with the keys of :func:`v1_fixed_data`.
+    """
+    if name not in V1_SELECTED:
+        raise ValueError(f"name must be one of {list(V1_SELECTED)}; got {name!r}.")
+    names, offset, means, copies = _v1_selected_group(name)
+    runs = _v1_selected_runs(names, offset, means, copies, num_seeds, horizon, base_seed)
+    dec, base = runs[name], runs["ucb1"]
+    adj = paper_graph(name)
+    _, mu, choice = v1_arms(6, 6, base_seed + offset, means=means)
+    data = {"t": dec["t"], "dec_regret": dec["regret"], "dec_parity": dec["parity"],
+            "ucb1_regret": base["regret"], "ucb1_parity": base["parity"],
+            "adjacency": adj.astype(np.int8), "means": mu, "family_choice": choice}
+    spec = V1_SELECTED[name]
+    theorem = spec["theorem"]
+    fixed = means is not None
+    drawn = ("the fixed means mu = " + ", ".join(f"{m:.2f}" for m in V1_FIXED_MEANS)
+             + " (shared by Figs 11-13)" if fixed else
+             "mu_k ~ U[0.05, 0.95], one draw (the authors redraw them every experiment)")
+    parameters = {
+        "graph": name, "theorem": theorem, "variant": f"Dec_UCB, {_THEOREM_TEXT[theorem]}",
+        "figure": spec["figure"], "num_agents": 6, "num_arms": 6, "horizon": horizon,
+        "num_seeds": num_seeds, "seeds": _seeds(base_seed, num_seeds),
+        "copies": copies, "runs": copies * num_seeds,
+        "neighbourhood_sizes": adj.sum(axis=1).tolist(),
+        "arms": "heterogeneous: each (agent, arm) uniformly from " + ", ".join(V1_FAMILIES)
+                + "; " + drawn,
+        "fixed_means": fixed, "arms_seed": base_seed + offset, "families": list(V1_FAMILIES),
+        "baseline": "6 independent UCB1 agents (width sqrt(2 ln t / n)) facing the same laws "
+                    "(own reward streams); the best agent (lowest mean final value of each "
+                    "metric) is drawn",
+        "run_as": _BLOCK_TEXT.format(n=6 * (len(names) + 1) * copies,
+                                     blocks=(", ".join(names) + ", 6 UCB1 agents")
+                                     + (f", {copies} copies (facing the same laws with their "
+                                        "own reward streams: the runs are copy x seed)"
+                                        if copies > 1 else "")),
+        "band": "+-1 std over runs (copy x seed)" if copies > 1 else "+-1 std over seeds",
+        "metrics": _METRICS,
+        "means_note": drawn + "; one draw of the family per (agent, arm), shared with the 6 "
+                              "independent UCB1 agents",
+        "paper_setup": "the authors' command: Dec_UCB_Simulator.py "
+                       f"{paper_graph_kind(name)} 6 heterogeneous -f {name}.adjlist -d "
+                       "bernoulli truncnorm beta "
+                       + ("-m 0.10 0.25 0.45 0.65 0.75 0.90" if fixed else "--refreshMeans")
+                       + " (100 experiments, T = 1000)",
+    }
+    return data, parameters
+
+
+def _v1_selected_figure(ctx: FigureContext, name: str) -> FigureOutput:
+    data, parameters = v1_selected_data(name, num_seeds=ctx.pick(tiny=4, quick=40, full=100),
+                                        horizon=ctx.pick(tiny=100, quick=1000, full=1000),
+                                        base_seed=ctx.base_seed)
+    fig, _ = draw_v1_fixed(data, parameters)
+    return FigureOutput(fig, data, parameters)
+
+
+@figure("bandits.v1_fig11_two_neighbors",
+        title="Dec_UCB (Theorem 2, Metropolis weights) on the authors' 6-cycle with the chord "
+              "0-2, fixed means, vs the best UCB1 agent, both metrics",
+        paper=f"{V1}, appendix Fig 11")
+def v1_fig11_two_neighbors(ctx: FigureContext) -> FigureOutput:
+    """Sizes: tiny 4 seeds x T=100, quick 40 x 1000, full 100 x 1000."""
+    return _v1_selected_figure(ctx, "undirected_two_neighbors")
+
+
+@figure("bandits.v1_fig12_strongly_fixed_means",
+        title="Dec_UCB (Theorem 1, flocking weights) on the authors' strongly connected graph, "
+              "fixed means, vs the best UCB1 agent, both metrics",
+        paper=f"{V1}, appendix Fig 12")
+def v1_fig12_strongly_fixed_means(ctx: FigureContext) -> FigureOutput:
+    """Sizes: tiny 4 seeds x T=100, quick 40 x 1000, full 100 x 1000."""
+    return _v1_selected_figure(ctx, "strongly")
+
+
+@figure("bandits.v1_fig13_undirected_path",
+        title="Dec_UCB (Theorem 2, Metropolis weights) on the undirected path 0-1-2-3-4-5, "
+              "fixed means, vs the best UCB1 agent, both metrics",
+        paper=f"{V1}, appendix Fig 13")
+def v1_fig13_undirected_path(ctx: FigureContext) -> FigureOutput:
+    """Sizes: tiny 4 seeds x T=100, quick 40 x 1000, full 100 x 1000."""
+    return _v1_selected_figure(ctx, "undirected_path")
+
+
+@figure("bandits.v1_fig14_weakly_path",
+        title="Dec_UCB (flocking weights, Theorem-1 width) on the directed path 0->1->...->5, "
+              "random means, vs the best UCB1 agent, both metrics",
+        paper=f"{V1}, appendix Fig 14")
+def v1_fig14_weakly_path(ctx: FigureContext) -> FigureOutput:
+    """Sizes: tiny 4 seeds x T=100, quick 40 x 1000, full 100 x 1000."""
+    return _v1_selected_figure(ctx, "weakly_path")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -577,9 +765,47 @@ def v1_fig4_er50(ctx: FigureContext) -> FigureOutput:
 # journal version, Figs 1-3: ER(20, 0.5), beta / varsigma sweeps
 # ---------------------------------------------------------------------------------------------
 
+TAC_REWARDS = {"truncnorm": {"figures": (1, 2, 3),
+                             "text": "normal truncated to [0, 1], location mu_k, sd 0.1 (the "
+                                     "authors' parameterisation; gaps from the true truncated "
+                                     "means)"},
+               "beta": {"figures": (4, 5, 6),
+                        "text": "Beta(mu_k, 1 - mu_k): mean mu_k, variance mu_k (1 - mu_k) / 2, "
+                                "U-shaped (moment matching with sd = sqrt(mu_k (1 - mu_k) / 2))"}}
+"""Reward laws of the journal version's ER(20, 0.5) figures: truncated normals for Figs 1-3,
+Beta(mu_k, 1 - mu_k) for Figs 4-6 (the same three comparisons)."""
+
+
+def v4_beta_arms():
+    """The journal version's Figs 4-6 rewards: ``Beta(mu_k, 1 - mu_k)`` for ``mu_k`` in
+    :data:`~proofs_checks.bandits.V4_MEANS` (mean ``mu_k``, variance ``mu_k (1 - mu_k) / 2``),
+    by moment matching with ``sd = sqrt(mu_k (1 - mu_k) / 2)``, i.e. ``a = mu_k``,
+    ``b = 1 - mu_k`` up to round-off.
+
+    Example:
+        >>> arms = v4_beta_arms()
+        >>> np.allclose(arms.first[0], V4_MEANS), np.allclose(arms.second[0], 1 - arms.first[0])
+        (True, True)
+    """
+    mu = np.asarray(V4_MEANS, np.float64)
+    return beta_distribution(mu, np.sqrt(mu * (1 - mu) / 2))
+
+
+def _tac_arms(rewards: str, shared_program: bool = False):
+    """The arms of ``rewards``; ``shared_program``: a sampler that evaluates both laws (the
+    same rewards, :meth:`~decentral.bandits.Arms.with_extra_families`), so Figs 1-3 and 4-6
+    run with the same four compiled programs: fewer compiles, slower draws (the tiny size,
+    where compiling dominates)."""
+    if rewards not in TAC_REWARDS:
+        raise ValueError(f"rewards must be one of {list(TAC_REWARDS)}; got {rewards!r}.")
+    arms = v4_arms() if rewards == "truncnorm" else v4_beta_arms()
+    return arms.with_extra_families(["truncated_normal", "beta"]) if shared_program else arms
+
+
 @functools.lru_cache(maxsize=4)
-def _tac_runs(num_graphs: int, seeds_per_graph: int, horizon: int, base_seed: int):
-    arms = v4_arms()
+def _tac_runs(num_graphs: int, seeds_per_graph: int, horizon: int, base_seed: int,
+              rewards: str = "truncnorm", shared_program: bool = False):
+    arms = _tac_arms(rewards, shared_program)
     sweep = np.asarray(V4_SWEEP, np.float64)
     kl, u1, t = [], [], None
     for k, adj in enumerate(v4_graphs(num_graphs)):
@@ -598,21 +824,25 @@ def _tac_runs(num_graphs: int, seeds_per_graph: int, horizon: int, base_seed: in
             "dec_ucb1": np.concatenate(u1, axis=1), "kl_ucb": base_kl, "ucb1": base_u1}
 
 
-def tac_data(num_graphs: int, seeds_per_graph: int, horizon: int, base_seed: int = 0
+def tac_data(num_graphs: int, seeds_per_graph: int, horizon: int, base_seed: int = 0,
+             rewards: str = "truncnorm", shared_program: bool = False
              ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-    """The journal version's Figs 1-3: Dec-KL-UCB and Dec-UCB1 swept over
+    """The journal version's Figs 1-3 (``rewards="truncnorm"``) or 4-6 (``"beta"``, see
+    :data:`TAC_REWARDS`): Dec-KL-UCB and Dec-UCB1 swept over
     :data:`~proofs_checks.bandits.V4_SWEEP` on the first ``num_graphs`` connected ER(20, 0.5)
     graphs, and 20 independent KL-UCB / UCB1 agents on the same streams.
 
     Graph ``k`` runs seeds ``base_seed + k S + 0..S-1``; the baselines (which need no graph)
-    run all ``G S`` seeds once.
+    run all ``G S`` seeds once. ``shared_program`` (the tiny size) only changes how the
+    runs are compiled (:func:`_tac_arms`), not the numbers.
 
     Returns:
         ``(data, parameters)``: data ``t [R]``, agent-averaged regret ``dec_kl_ucb`` and
         ``dec_ucb1`` ``[P, G*S, R]`` (P = the sweep), ``kl_ucb`` and ``ucb1`` ``[G*S, R]``,
         ``sweep [P]``, ``degrees [G, 20]`` (``|N_i|``).
     """
-    runs = _tac_runs(num_graphs, seeds_per_graph, horizon, base_seed)
+    arms = _tac_arms(rewards)
+    runs = _tac_runs(num_graphs, seeds_per_graph, horizon, base_seed, rewards, shared_program)
     graphs = v4_graphs(num_graphs)
     data = {**runs, "sweep": np.asarray(V4_SWEEP, np.float64),
             "degrees": np.stack([a.sum(axis=1) for a in graphs])}
@@ -623,8 +853,13 @@ def tac_data(num_graphs: int, seeds_per_graph: int, horizon: int, base_seed: int
         "seeds": _seeds(base_seed, total), "sweep": list(V4_SWEEP),
         "graphs": "the first connected networkx fast_gnp_random_graph(20, 0.5, seed=s), s = 0, "
                   "1, ... (self-loops added); Metropolis weights",
-        "arms": "normal truncated to [0, 1], location mu_k, sd 0.1 (the authors' "
-                "parameterisation; gaps from the true truncated means)",
+        "rewards": rewards, "arms": TAC_REWARDS[rewards]["text"],
+        "sampler": "evaluates both laws per draw (one program for Figs 1-6, the same rewards)"
+                   if shared_program else "the law's own sampler",
+        "arms_parameters": {"first": arms.first[0].tolist(), "second": arms.second[0].tolist(),
+                            "true_means": arms.means[0].tolist()},
+        "figures": dict(zip(("kl", "ucb1", "kl_vs_ucb1"), TAC_REWARDS[rewards]["figures"],
+                            strict=True)),
         "variants": {"dec_ucb1": "width (1 + beta) sqrt(3 ln t / (|N_i| n))",
                      "dec_kl_ucb": "Q_i(t) = 3 (1 + varsigma)(ln t + 3 ln ln t) / (2 |N_i|), "
                                    "bisection index, no +0.1 floor",
@@ -639,10 +874,16 @@ def tac_data(num_graphs: int, seeds_per_graph: int, horizon: int, base_seed: int
 
 
 def _tac_title(parameters: dict[str, Any]) -> str:
+    law = "Beta(mu_k, 1 - mu_k)" if parameters.get("rewards") == "beta" else \
+        "truncated normal sd 0.1"
     return (f"N=20 agents on {parameters['num_graphs']} connected ER(20, 0.5) graph(s) x "
             f"{parameters['seeds_per_graph']} seeds = {parameters['runs']} runs, T="
-            f"{parameters['horizon']}\nM=5, mu = {tuple(parameters['means'])}, truncated normal "
-            "sd 0.1; agent-averaged pseudo-regret, mean +-1 std over runs")
+            f"{parameters['horizon']}\nM=5, mu = {tuple(parameters['means'])}, {law}; "
+            "agent-averaged pseudo-regret, mean +-1 std over runs")
+
+
+def _tac_number(parameters: dict[str, Any], which: str) -> int:
+    return parameters.get("figures", {"kl": 1, "ucb1": 2, "kl_vs_ucb1": 3})[which]
 
 
 def draw_tac_sweep(data: dict[str, np.ndarray], parameters: dict[str, Any], which: str):
@@ -664,7 +905,7 @@ def draw_tac_sweep(data: dict[str, np.ndarray], parameters: dict[str, Any], whic
     ax.set_ylabel("agent-averaged regret (1/N) sum_i R_i(t)")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=9, loc="upper left")
-    number = 1 if which == "kl" else 2
+    number = _tac_number(parameters, which)
     ax.set_title(f"journal Fig {number}: {'Dec-KL-UCB' if which == 'kl' else 'Dec-UCB1'} "
                  f"({symbol} swept) vs {'KL-UCB' if which == 'kl' else 'UCB1'}\n"
                  + _tac_title(parameters), fontsize=9)
@@ -689,7 +930,8 @@ def draw_tac_kl_vs_ucb1(data: dict[str, np.ndarray], parameters: dict[str, Any])
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8, loc="upper left")
     axes[0, 0].set_ylabel("agent-averaged regret (1/N) sum_i R_i(t)")
-    fig.suptitle("journal Fig 3: Dec-KL-UCB vs Dec-UCB1 at equal constants\n"
+    fig.suptitle(f"journal Fig {_tac_number(parameters, 'kl_vs_ucb1')}: Dec-KL-UCB vs "
+                 "Dec-UCB1 at equal constants\n"
                  + _tac_title(parameters), fontsize=10)
     return fig, axes
 
@@ -698,7 +940,7 @@ def _tac_sizes(ctx: FigureContext) -> dict[str, int]:
     return {"num_graphs": ctx.pick(tiny=1, quick=1, full=10),
             "seeds_per_graph": ctx.pick(tiny=4, quick=20, full=10),
             "horizon": ctx.pick(tiny=200, quick=2000, full=10_000),
-            "base_seed": ctx.base_seed}
+            "base_seed": ctx.base_seed, "shared_program": ctx.size == "tiny"}
 
 
 @figure("bandits.tac_fig1_dec_kl_ucb",
@@ -731,6 +973,39 @@ def tac_fig2_dec_ucb1(ctx: FigureContext) -> FigureOutput:
 def tac_fig3_kl_vs_ucb1(ctx: FigureContext) -> FigureOutput:
     """Sizes as :func:`tac_fig1_dec_kl_ucb` (the same runs)."""
     data, parameters = tac_data(**_tac_sizes(ctx))
+    fig, _ = draw_tac_kl_vs_ucb1(data, parameters)
+    return FigureOutput(fig, data, parameters)
+
+
+@figure("bandits.tac_fig4_dec_kl_ucb_beta",
+        title="Dec-KL-UCB (varsigma in {1, 0.1, 0.01}) vs single-agent KL-UCB on connected "
+              "ER(20, 0.5) graphs, Beta(mu_k, 1 - mu_k) rewards, agent-averaged pseudo-regret",
+        paper=f"{TAC}, Fig 4")
+def tac_fig4_dec_kl_ucb_beta(ctx: FigureContext) -> FigureOutput:
+    """Sizes as :func:`tac_fig1_dec_kl_ucb`."""
+    data, parameters = tac_data(**_tac_sizes(ctx), rewards="beta")
+    fig, _ = draw_tac_sweep(data, parameters, "kl")
+    return FigureOutput(fig, data, parameters)
+
+
+@figure("bandits.tac_fig5_dec_ucb1_beta",
+        title="Dec-UCB1 (beta in {1, 0.1, 0.01}) vs single-agent UCB1 on connected ER(20, 0.5) "
+              "graphs, Beta(mu_k, 1 - mu_k) rewards, agent-averaged pseudo-regret",
+        paper=f"{TAC}, Fig 5")
+def tac_fig5_dec_ucb1_beta(ctx: FigureContext) -> FigureOutput:
+    """Sizes as :func:`tac_fig1_dec_kl_ucb`."""
+    data, parameters = tac_data(**_tac_sizes(ctx), rewards="beta")
+    fig, _ = draw_tac_sweep(data, parameters, "ucb1")
+    return FigureOutput(fig, data, parameters)
+
+
+@figure("bandits.tac_fig6_kl_vs_ucb1_beta",
+        title="Dec-KL-UCB vs Dec-UCB1 at equal varsigma = beta in {1, 0.1, 0.01} (three panels) "
+              "on connected ER(20, 0.5) graphs, Beta(mu_k, 1 - mu_k) rewards",
+        paper=f"{TAC}, Fig 6")
+def tac_fig6_kl_vs_ucb1_beta(ctx: FigureContext) -> FigureOutput:
+    """Sizes as :func:`tac_fig1_dec_kl_ucb` (the same runs as Figs 4-5)."""
+    data, parameters = tac_data(**_tac_sizes(ctx), rewards="beta")
     fig, _ = draw_tac_kl_vs_ucb1(data, parameters)
     return FigureOutput(fig, data, parameters)
 

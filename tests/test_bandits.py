@@ -429,3 +429,96 @@ def test_bounds():
 def test_evaluate_bad_input(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+# ------------------------------------------------------------------------------------------
+# evaluate: the environment as data (one compiled program per structure), padded record grids
+# ------------------------------------------------------------------------------------------
+
+def _pulls_and_realized(state):
+    return state.pulls, state.realized_regret
+
+
+def test_evaluate_environment_as_data_matches_closed_over_constants(x64):
+    from decentral.bandits import DecUCB1Params, bandit_environment, dec_ucb, dec_ucb1
+
+    ring, star = g.ring(5, directed=False), g.star(5)
+    arms_a = bernoulli([0.7, 0.4, 0.2])
+    arms_b = uniform([0.3, 0.6, 0.5], correlated=True)
+
+    def shared(policy, arms):
+        return bandit_algorithm(policy, arms, environment_in_params=True)
+
+    # other graphs, means and stream modes of the same shapes: the same algorithm object
+    assert shared(dec_ucb(ring, theorem=2), arms_a) is shared(dec_ucb(star, theorem=2),
+                                                              bernoulli([0.1, 0.2, 0.9],
+                                                                        correlated=True))
+    assert shared(dec_ucb(ring, theorem=2), arms_a) is not shared(dec_ucb(ring, theorem=2),
+                                                                  arms_b)
+    env = bandit_environment(dec_ucb(star, theorem=2), arms_b)
+    assert env.gaps.shape == (5, 3) and set(env.graph) == {"weights"}
+
+    T, seeds, n = 40, [1, 2], 5
+    for policy, arms, kw in [(dec_ucb(ring, theorem=2), arms_a, dict(record_every=10)),
+                             (dec_ucb(star, theorem=1), arms_b, dict(record_at=[3, 17, T])),
+                             (ucb1(), arms_b, dict(record_every=T))]:
+        res = evaluate(policy, arms, T, seeds, num_agents=n, **kw)
+        ref = run(bandit_algorithm(policy, arms, num_agents=n), policy.params, seeds, T,
+                  record_fn=_pulls_and_realized, **kw)
+        steps = np.arange(kw["record_every"], T + 1, kw["record_every"]) \
+            if "record_every" in kw else np.asarray(kw["record_at"])
+        np.testing.assert_array_equal(res.record_steps, steps)
+        np.testing.assert_array_equal(res.pulls, ref.final_state.pulls)
+        pulls_path, realized_path = (np.asarray(x) for x in ref.records)
+        gaps = arms.gaps(n)
+        np.testing.assert_allclose(res.regret_path, ((pulls_path - 1) * gaps).sum(-1),
+                                   rtol=1e-13, atol=1e-13)
+        np.testing.assert_array_equal(res.realized_regret_path, realized_path)
+        np.testing.assert_array_equal(res.final_state.policy.counts,
+                                      ref.final_state.policy.counts)
+
+    # a params sweep reads the environment once and equals separate runs
+    betas = np.array([1.0, 0.1])
+    swept = evaluate(dec_ucb1(ring), arms_a, T, seeds, params=DecUCB1Params(betas), sweep=True,
+                     record_every=T)
+    assert swept.regret_path.shape == (2, 2, 1, 5) and swept.record_steps.tolist() == [T]
+    for p, beta in enumerate(betas):
+        one = evaluate(dec_ucb1(ring, beta=beta), arms_a, T, seeds, record_every=T)
+        np.testing.assert_array_equal(swept.pulls[p], one.pulls)
+        np.testing.assert_array_equal(swept.regret_path[p], one.regret_path)
+
+
+def test_record_grids_are_padded_then_dropped():
+    from decentral.bandits.evaluate import _shareable_grid
+
+    # record_every = T and log grids become irregular grids of 2 or 16 points
+    every, at, extra = _shareable_grid(1000, None, 1000)
+    assert every is None and at.tolist() == [1, 1000] and extra == (1,)
+    every, at, extra = _shareable_grid(None, np.array([0, 10, 100, 1000]), 1000)
+    assert every is None and at.size == 17 and at[0] == 0
+    assert extra == tuple(range(1, 10)) + (11, 12, 13, 14)
+    assert np.all(np.isin([10, 100, 1000], at))
+    # nothing to pad: every step recorded, invalid grids (the runner explains them)
+    assert _shareable_grid(1, None, 10) == (1, None, ())
+    assert _shareable_grid(3, None, 10) == (3, None, ())
+    assert _shareable_grid(None, [5, 3, 10], 10)[2] == ()
+    assert _shareable_grid(None, [5, 8], 10)[2] == ()
+
+
+def test_extra_families_keep_every_reward():
+    from decentral.bandits import FAMILIES
+
+    mu = [0.3, 0.6, 0.5]
+    families = [bernoulli(mu), uniform(mu)]
+    homo = heterogeneous(families, np.zeros((4, 3), int)).with_extra_families(["uniform"])
+    mixed = heterogeneous(families, np.array([[0, 1, 1]] * 2 + [[1, 0, 1]] * 2))
+    assert homo.structure() == mixed.with_extra_families(["bernoulli"]).structure()
+    assert homo.families_present == ("bernoulli",) and homo == heterogeneous(
+        families, np.zeros((4, 3), int))                     # same numbers, same digest
+    plain = evaluate(ucb1(), bernoulli(mu), 30, [5], num_agents=4, record_every=30)
+    extra = evaluate(ucb1(), homo, 30, [5], record_every=30)
+    np.testing.assert_array_equal(plain.pulls, extra.pulls)
+    np.testing.assert_array_equal(plain.realized_regret, extra.realized_regret)
+    with pytest.raises(ValueError, match="unknown family"):
+        homo.with_extra_families(["gaussian"])
+    assert "beta" in FAMILIES

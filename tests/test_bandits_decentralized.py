@@ -4,6 +4,7 @@ sparse, the authors'-code options, bad input."""
 
 from __future__ import annotations
 
+import jax.numpy as jnp
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -260,3 +261,27 @@ def test_params_and_bad_input():
     with pytest.raises(ValueError, match="DecUCB1Params"):
         dec_ucb1(UNDIRECTED).validate(DecKLUCBParams(0.1))
     assert isinstance(dec_ucb1(UNDIRECTED).validate(DecUCB1Params(0.5)), DecUCB1Params)
+
+
+def test_dense_max_consensus_and_running_count_are_exact_both_ways():
+    """The unrolled max over senders / running count and their fallbacks for large N / M
+    equal the plain definitions (integers: exact)."""
+    from decentral.bandits.decentralized import (
+        _UNROLL_ARMS,
+        _UNROLL_SENDERS,
+        _dense_masked_max,
+        _running_count,
+    )
+
+    rng = np.random.default_rng(0)
+    for n in (5, _UNROLL_SENDERS + 6):
+        W = rng.random((n, n)) * (rng.random((n, n)) < 0.3)
+        m = rng.integers(0, 1000, (n, 4))
+        hears = (W > 0) | np.eye(n, dtype=bool)
+        want = np.array([m[hears[i]].max(axis=0) for i in range(n)])
+        got = _dense_masked_max(jnp.asarray(W), jnp.asarray(m, jnp.int32))
+        np.testing.assert_array_equal(np.asarray(got), want)
+    for arms in (7, _UNROLL_ARMS + 3):
+        flags = rng.random((3, 5, arms)) < 0.4
+        got = _running_count(jnp.asarray(flags), jnp.int32)
+        np.testing.assert_array_equal(np.asarray(got), np.cumsum(flags, axis=-1))

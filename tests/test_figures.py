@@ -234,7 +234,11 @@ def test_resilient_figure_switch_attacker_sends_what_the_attack_alone_sends(resi
 
 
 BANDIT_FIGURES = ["bandits.tac_fig1_dec_kl_ucb", "bandits.tac_fig2_dec_ucb1",
-                  "bandits.tac_fig3_kl_vs_ucb1", "bandits.tac_figs8_9_k6_c6",
+                  "bandits.tac_fig3_kl_vs_ucb1", "bandits.tac_fig4_dec_kl_ucb_beta",
+                  "bandits.tac_fig5_dec_ucb1_beta", "bandits.tac_fig6_kl_vs_ucb1_beta",
+                  "bandits.tac_figs8_9_k6_c6",
+                  "bandits.v1_fig11_two_neighbors", "bandits.v1_fig12_strongly_fixed_means",
+                  "bandits.v1_fig13_undirected_path", "bandits.v1_fig14_weakly_path",
                   "bandits.v1_fig1_strongly", "bandits.v1_fig2_undirected",
                   "bandits.v1_fig3_weakly", "bandits.v1_fig4_er50"]
 
@@ -287,6 +291,35 @@ def test_bandit_v1_fixed_graph_figures_hold_both_metrics_per_agent(bandits_run):
     np.testing.assert_array_equal(first["family_choice"], third["family_choice"])
 
 
+def test_bandit_v1_selected_graph_figures(bandits_run):
+    from decentral.bandits import paper_graph
+
+    _, out = bandits_run
+    figs = {"bandits.v1_fig11_two_neighbors": ("undirected_two_neighbors", 2, True),
+            "bandits.v1_fig12_strongly_fixed_means": ("strongly", 1, True),
+            "bandits.v1_fig13_undirected_path": ("undirected_path", 2, True),
+            "bandits.v1_fig14_weakly_path": ("weakly_path", 1, False)}
+    for fid, (name, theorem, fixed) in figs.items():
+        arrays, meta = load_results(out / fid)
+        params = meta["config"]["parameters"]
+        runs, t = params["runs"], arrays["t"]
+        assert runs == params["copies"] * params["num_seeds"] and t[-1] == params["horizon"]
+        for key in ("dec_regret", "dec_parity", "ucb1_regret", "ucb1_parity"):
+            assert arrays[key].shape == (runs, len(t), 6), (fid, key)
+        assert np.all(np.diff(arrays["dec_regret"], axis=1) >= -1e-12)
+        np.testing.assert_array_equal(arrays["adjacency"].astype(bool), paper_graph(name))
+        assert params["theorem"] == theorem and params["fixed_means"] == fixed
+        if fixed:
+            np.testing.assert_allclose(arrays["means"], [0.10, 0.25, 0.45, 0.65, 0.75, 0.90])
+    # Figs 11-13 share one system: one draw of families and one UCB1 baseline
+    a, _ = load_results(out / "bandits.v1_fig11_two_neighbors")
+    b, _ = load_results(out / "bandits.v1_fig13_undirected_path")
+    np.testing.assert_array_equal(a["ucb1_regret"], b["ucb1_regret"])
+    # the weakly connected path: only agent 0 hears nobody else
+    c, _ = load_results(out / "bandits.v1_fig14_weakly_path")
+    assert c["adjacency"].sum(axis=1).tolist() == [1, 2, 2, 2, 2, 2]
+
+
 def test_bandit_er50_figure_uses_the_documented_weak_substitute(bandits_run):
     import decentral.graphs as g
 
@@ -334,6 +367,18 @@ def test_bandit_journal_figures_dec_ucb1_beats_ucb1_and_share_their_runs(bandits
     # about 11 against 25, agent-averaged, with a spread below 1 over runs)
     p = int(np.flatnonzero(np.isclose(fig2["sweep"], 0.01))[0])
     assert fig2["dec_ucb1"][p, :, -1].max() < fig2["ucb1"][:, -1].min()
+    # Figs 4-6: the same comparisons with Beta(mu_k, 1 - mu_k) rewards, one set of runs
+    fig4, meta4 = load_results(out / "bandits.tac_fig4_dec_kl_ucb_beta")
+    fig6, _ = load_results(out / "bandits.tac_fig6_kl_vs_ucb1_beta")
+    beta = meta4["config"]["parameters"]
+    assert beta["rewards"] == "beta" and beta["figures"] == {"kl": 4, "ucb1": 5,
+                                                               "kl_vs_ucb1": 6}
+    np.testing.assert_allclose(beta["arms_parameters"]["first"], beta["means"])
+    np.testing.assert_allclose(beta["arms_parameters"]["second"], 1 - np.array(beta["means"]))
+    for key in ("dec_ucb1", "dec_kl_ucb", "ucb1", "kl_ucb"):
+        assert fig4[key].shape == fig1[key].shape
+        np.testing.assert_array_equal(fig4[key], fig6[key])
+        assert not np.array_equal(fig4[key], fig1[key])              # other rewards
     small, meta = load_results(out / "bandits.tac_figs8_9_k6_c6")
     S = meta["config"]["parameters"]["num_seeds"]
     for key in ("dec_ucb1", "dec_kl_ucb"):

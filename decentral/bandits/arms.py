@@ -99,6 +99,8 @@ class Arms:
         correlated: reward streams shared by all agents (see the module docstring).
         per_agent: True when the rows are per agent (:func:`heterogeneous`), so ``A = N``.
         description: a short human-readable summary (for reports).
+        extra_families: codes of families the sampler evaluates besides those used
+            (:meth:`with_extra_families`); they change no reward.
     """
 
     family: np.ndarray
@@ -109,6 +111,7 @@ class Arms:
     correlated: bool = False
     per_agent: bool = False
     description: str = ""
+    extra_families: tuple = ()
 
     def __post_init__(self):
         for name in ("family", "first", "second", "means", "nominal_means"):
@@ -174,6 +177,30 @@ class Arms:
         """
         return dataclasses.replace(self, correlated=bool(correlated))
 
+    def with_extra_families(self, families: Sequence[str]) -> Arms:
+        """A copy whose sampler also evaluates ``families`` (names from :data:`FAMILIES`).
+
+        Every (agent, arm) still draws from its own law with the same key, so the rewards are
+        the same; each draw costs the extra families' work. Arms that differ only in which of
+        these families they use then have the same :meth:`structure`, and :func:`evaluate`
+        runs them with one compiled program.
+
+        Example:
+            >>> a = bernoulli([0.3, 0.6]).with_extra_families(["beta"])
+            >>> a.structure()[0], a.families_present          # codes evaluated, families used
+            ((0, 1), ('bernoulli',))
+        """
+        codes = []
+        for name in families:
+            if name not in FAMILIES:
+                raise ValueError(f"unknown family {name!r}; choose from {FAMILIES}.")
+            codes.append(FAMILIES.index(name))
+        return dataclasses.replace(self, extra_families=tuple(sorted(set(codes))))
+
+    def _codes(self) -> tuple[int, ...]:
+        """Family codes the sampler evaluates: those used and :attr:`extra_families`."""
+        return tuple(sorted(set(self.family.ravel().tolist()) | set(self.extra_families)))
+
     def digest(self) -> str:
         """Content digest (families, parameters, stream mode): enters checkpoint fingerprints."""
         h = hashlib.sha256()
@@ -203,15 +230,55 @@ class Arms:
         key = reward_key if self.correlated else jax.random.fold_in(reward_key, agent)
         return jax.random.fold_in(key, arm)
 
-    def stream_keys(self, reward_key, num_agents: int):
-        """``[N, M]`` keys :meth:`stream_key` of every (agent, arm) (computed once per run)."""
+    def stream_keys(self, reward_key, num_agents: int, *, tables: dict | None = None):
+        """``[N, M]`` keys :meth:`stream_key` of every (agent, arm) (computed once per run).
+
+        ``tables``: None, or :meth:`tables` of arms with this :meth:`structure` (traced): the
+        stream mode is then read from ``tables["correlated"]`` (the key each arm is folded into
+        is the reward key or the agent's key; the same keys)."""
         m = self.num_arms
         agents = jnp.repeat(jnp.arange(num_agents, dtype=jnp.int32), m)
         arms = jnp.tile(jnp.arange(m, dtype=jnp.int32), num_agents)
-        keys = jax.vmap(self.stream_key, in_axes=(None, 0, 0))(reward_key, agents, arms)
+        if tables is None:
+            keys = jax.vmap(self.stream_key, in_axes=(None, 0, 0))(reward_key, agents, arms)
+            return keys.reshape(num_agents, m)
+        impl = jax.random.key_impl(reward_key)
+        per_agent = jax.vmap(lambda i: jax.random.fold_in(reward_key, i))(agents)
+        parent = jnp.where(jnp.asarray(tables["correlated"]),
+                           jax.random.key_data(reward_key)[None],
+                           jax.random.key_data(per_agent))        # the key arm k folds into
+        keys = jax.vmap(jax.random.fold_in)(jax.random.wrap_key_data(parent, impl=impl), arms)
         return keys.reshape(num_agents, m)
 
-    def sampler(self, dtype: Any = None):
+    def structure(self) -> tuple:
+        """Everything a compiled sampler depends on besides the tables (:meth:`tables`): the
+        families it evaluates, per-agent rows or shared ones, and the tables' shape ``[A, M]``.
+        Arms of equal structure share one compiled program when their tables are passed as
+        data (:meth:`stream_keys` and :meth:`sampler` with ``tables=``), whatever their
+        parameters and stream mode.
+
+        Example:
+            >>> bernoulli([0.2, 0.7]).structure() == bernoulli([0.5, 0.1],
+            ...                                                correlated=True).structure()
+            True
+        """
+        return (self._codes(), bool(self.per_agent), tuple(int(d) for d in self.family.shape))
+
+    def tables(self, dtype: Any = None) -> dict:
+        """The data of the arms as numpy arrays: ``{"family": int32 [A, M], "first": [A, M],
+        "second": [A, M], "correlated": bool}`` (floats in ``dtype``, default JAX's default
+        float), to pass to :meth:`stream_keys` and :meth:`sampler` as traced data.
+
+        Example:
+            >>> sorted(bernoulli([0.2, 0.7]).tables())
+            ['correlated', 'family', 'first', 'second']
+        """
+        dt = np.dtype(dtype) if dtype is not None else np.dtype(jnp.zeros(()).dtype)
+        return {"family": np.asarray(self.family, np.int32),
+                "first": np.asarray(self.first, dt), "second": np.asarray(self.second, dt),
+                "correlated": np.asarray(bool(self.correlated))}
+
+    def sampler(self, dtype: Any = None, *, tables: dict | None = None):
         """The unbatched draw ``draw(stream_key, agent, arm, pull) -> reward`` in ``[0, 1]``.
 
         ``stream_key`` is agent ``agent``'s key of arm ``arm`` (:meth:`stream_key`); the sample
@@ -220,10 +287,16 @@ class Arms:
 
         Args:
             dtype: float dtype of the rewards (default: JAX's default float when traced).
+            tables: None (this instance's parameters, closed over as constants), or tables
+                shaped like :meth:`tables` (e.g. traced arrays) of arms with this instance's
+                :meth:`structure`: one compiled program then serves all of them.
         """
         per_agent = self.per_agent
-        codes = tuple(sorted(set(self.family.ravel().tolist())))
-        family, first, second = self.family, self.first, self.second
+        codes = self._codes()
+        if tables is None:
+            family, first, second = self.family, self.first, self.second
+        else:
+            family, first, second = tables["family"], tables["first"], tables["second"]
 
         def draw(stream_key, agent, arm, pull):
             dt = jnp.dtype(dtype) if dtype is not None else jnp.zeros(()).dtype

@@ -226,9 +226,7 @@ def _communicate(max_consensus: str):
         if max_consensus == "paper" and isinstance(graph, NeighborTable):
             heard = g.masked_max(graph, previous.max_counts)
         elif max_consensus == "paper":                # dense: a masked max, no gather
-            W = jnp.asarray(graph)
-            hears = (W > 0) | jnp.eye(W.shape[0], dtype=bool)
-            heard = jnp.max(jnp.where(hears[:, :, None], previous.max_counts[None], 0), axis=1)
+            heard = _dense_masked_max(jnp.asarray(graph), previous.max_counts)
         else:
             heard = _last_neighbour_max(graph, previous.max_counts)
         m1 = jnp.maximum(local.counts, heard)
@@ -236,6 +234,39 @@ def _communicate(max_consensus: str):
         z1 = mixed + local.means - previous.means
         return local._replace(max_counts=m1, z=z1.astype(local.z.dtype))
     return communicate
+
+
+#: Largest N for which the dense max-consensus is one fused elementwise max over the N
+#: senders (no ``[N, N, M]`` temporary); above it, a masked max over that temporary.
+_UNROLL_SENDERS = 64
+#: Largest M for which the rank among deficient arms is an unrolled running count (XLA's
+#: cumulative sum is a slower reduce-window on CPU).
+_UNROLL_ARMS = 32
+
+
+def _dense_masked_max(W, m):
+    """``heard[i, k] = max{m[j, k] : W[i, j] > 0 or j = i}`` for counts ``m >= 0`` (int
+    ``[N, M]``); exact either way (a max of integers), only the speed differs."""
+    n = W.shape[0]
+    hears = (W > 0) | jnp.eye(n, dtype=bool)
+    if n > _UNROLL_SENDERS:
+        return jnp.max(jnp.where(hears[:, :, None], m[None], 0), axis=1)
+    heard = jnp.zeros_like(m)
+    for j in range(n):
+        heard = jnp.maximum(heard, jnp.where(hears[:, j][:, None], m[j][None, :], 0))
+    return heard
+
+
+def _running_count(flags, dtype):
+    """``cumsum(flags, axis=-1)`` as ``dtype`` (exact; unrolled for a few arms)."""
+    if flags.shape[-1] > _UNROLL_ARMS:
+        return jnp.cumsum(flags, axis=-1, dtype=dtype)
+    run = jnp.zeros(flags.shape[:-1], dtype)
+    cols = []
+    for k in range(flags.shape[-1]):
+        run = run + flags[..., k].astype(dtype)
+        cols.append(run)
+    return jnp.stack(cols, axis=-1)
 
 
 def _decide(key, state: DecState, index):
@@ -246,7 +277,7 @@ def _decide(key, state: DecState, index):
     c = deficient.sum(axis=-1)
     u = jax.random.uniform(key, c.shape, dtype=jnp.float32)
     r = jnp.minimum(jnp.floor(u * c).astype(c.dtype), jnp.maximum(c - 1, 0))
-    rank = jnp.cumsum(deficient, axis=-1) - 1
+    rank = _running_count(deficient, c.dtype) - 1
     forced = jnp.argmax(deficient & (rank == r[:, None]), axis=-1)
     greedy = jnp.argmax(index, axis=-1)
     return jnp.where(deficient.any(axis=-1), forced, greedy).astype(jnp.int32)

@@ -30,6 +30,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 from collections import OrderedDict
 from typing import Any, NamedTuple
 
@@ -39,12 +40,12 @@ import numpy as np
 
 from decentral._checks import check_int
 
-from .arms import Arms
+from .arms import FAMILIES, Arms
 from .policy import Policy
 
-__all__ = ["BanditState", "BanditInfo", "BanditRecord", "BanditResult", "bandit_algorithm",
-           "evaluate", "resolve_num_agents", "pseudo_regret", "default_record_steps",
-           "seed_reward_key"]
+__all__ = ["BanditState", "BanditInfo", "BanditRecord", "BanditResult", "BanditEnvironment",
+           "BanditParams", "bandit_algorithm", "bandit_environment", "evaluate",
+           "resolve_num_agents", "pseudo_regret", "default_record_steps", "seed_reward_key"]
 
 
 class BanditState(NamedTuple):
@@ -62,6 +63,9 @@ class BanditState(NamedTuple):
             ``fold_in(stream_keys[i, k], j)``.
         running_average: None, or ``(reward_sum, reward_carry, metric, metric_carry)`` ``[N]``
             each, the first version's plotting metric (:func:`evaluate`).
+        gaps: None, or ``[N, M]`` ``Delta_{i,k}`` when the environment is read from params
+            (:func:`bandit_algorithm` ``environment_in_params=True``, as in :func:`evaluate`):
+            the record function computes the pseudo-regret from it (a constant of the run).
     """
 
     policy: Any
@@ -70,6 +74,37 @@ class BanditState(NamedTuple):
     realized_carry: jax.Array
     stream_keys: jax.Array
     running_average: Any = None
+    gaps: Any = None
+
+
+class BanditEnvironment(NamedTuple):
+    """The environment's numbers as data (:func:`bandit_environment`), for
+    :func:`bandit_algorithm` ``environment_in_params=True``.
+
+    Attributes:
+        arms: the arms' parameter tables (:meth:`~decentral.bandits.Arms.tables`).
+        best_means: ``[N]`` ``mu*_i``.
+        gaps: ``[N, M]`` ``Delta_{i,k}``.
+        graph: None, or the array leaves of the policy's graph sequence (static, periodic or
+            explicit forms: the weights, or the neighbour tables on the sparse backend).
+    """
+
+    arms: Any
+    best_means: Any
+    gaps: Any
+    graph: Any = None
+
+
+class BanditParams(NamedTuple):
+    """Params of a bandit algorithm built with ``environment_in_params=True``.
+
+    Attributes:
+        policy: the policy's params (what a sweep maps over).
+        environment: the :class:`BanditEnvironment` (shared by every sweep entry).
+    """
+
+    policy: Any
+    environment: BanditEnvironment
 
 
 class BanditInfo(NamedTuple):
@@ -198,12 +233,62 @@ def _kahan(total, carry, x):
     return new, (new - total) - y
 
 
-def _policy_key(policy: Policy):
+#: Graph-sequence forms whose array leaves can be passed as data (random forms draw from
+#: their own tables and keys and stay closed over).
+_FIXED_FORMS = ("static", "periodic", "explicit")
+
+
+def _float_dtype():
+    return np.dtype(jnp.zeros(()).dtype)
+
+
+def _graph_structure(graphs, in_params: bool):
+    """``(hashable key, JSON description, leaves passed as data or None)`` of a policy's
+    graph sequence."""
+    if graphs is None:
+        return None, None, None
+    if not in_params or graphs.form not in _FIXED_FORMS:
+        return ("closed", graphs.digest()), graphs.digest(), None
+    leaves = {}
+    for name, leaf in graphs.leaves.items():
+        arr = np.asarray(leaf)
+        if np.issubdtype(arr.dtype, np.floating):
+            arr = arr.astype(_float_dtype())
+        leaves[name] = arr
+    shapes = tuple((k, v.shape, str(v.dtype)) for k, v in sorted(leaves.items()))
+    key = ("data", graphs.form, graphs.n, graphs.backend, graphs.period, graphs.length, shapes)
+    description = {"form": graphs.form, "n": graphs.n, "backend": graphs.backend,
+                   "period": graphs.period, "length": graphs.length,
+                   "leaves": {k: [list(s), d] for k, s, d in shapes}, "weights": "params"}
+    return key, description, leaves
+
+
+def bandit_environment(policy: Policy, arms: Arms, num_agents: int | None = None
+                       ) -> BanditEnvironment:
+    """The :class:`BanditEnvironment` of ``policy`` playing ``arms`` (numpy arrays, floats in
+    JAX's default float): what :func:`bandit_algorithm` ``environment_in_params=True`` reads
+    from ``BanditParams.environment``.
+
+    Example:
+        >>> from decentral.bandits import bernoulli, ucb1
+        >>> env = bandit_environment(ucb1(), bernoulli([0.7, 0.4]), num_agents=3)
+        >>> env.gaps.shape, env.graph is None
+        ((3, 2), True)
+    """
+    _check_policy(policy)
+    n = resolve_num_agents(policy, arms, num_agents)
+    dt = _float_dtype()
+    return BanditEnvironment(arms=arms.tables(dt),
+                             best_means=np.asarray(arms.best_means(n), dt),
+                             gaps=np.asarray(arms.gaps(n), dt),
+                             graph=_graph_structure(policy.graphs, True)[2])
+
+
+def _policy_key(policy: Policy, graph_key):
     from decentral.runner import FrozenConfig
 
-    graphs = None if policy.graphs is None else policy.graphs.digest()
     return (policy.name, policy.version, policy.init, policy.select, policy.update,
-            policy.communicate, graphs, bool(policy.per_seed_graphs), policy.num_agents,
+            policy.communicate, graph_key, bool(policy.per_seed_graphs), policy.num_agents,
             FrozenConfig(dict(policy.config or {})))
 
 
@@ -218,7 +303,7 @@ def _check_policy(policy) -> None:
 
 
 def bandit_algorithm(policy: Policy, arms: Arms, *, num_agents: int | None = None,
-                     running_average: bool = False):
+                     running_average: bool = False, environment_in_params: bool = False):
     """The runner :class:`~decentral.runner.Algorithm` of ``policy`` playing ``arms``.
 
     State :class:`BanditState`, info :class:`BanditInfo`, params: the policy's params.
@@ -234,6 +319,14 @@ def bandit_algorithm(policy: Policy, arms: Arms, *, num_agents: int | None = Non
         arms: an :class:`~decentral.bandits.Arms`.
         num_agents: N (see :func:`resolve_num_agents`).
         running_average: carry the first version's plotting metric (:func:`evaluate`).
+        environment_in_params: False (default): the arms' parameters, the gaps and the graph's
+            weights are closed over (constants of the compiled program). True: they are read
+            from the params, which are then :class:`BanditParams` ``(policy params,``
+            :func:`bandit_environment` ``)``, and the algorithm is cached on the *structure*
+            only (policy functions, N, M, the families present, the graph's form and shapes):
+            one compiled program serves every fixed graph and every arm parameter of the same
+            shapes (:func:`evaluate` runs this way). The state then carries the gaps
+            (:attr:`BanditState.gaps`). The numbers are the same either way.
 
     Raises:
         ValueError: not a Policy / Arms, disagreeing agent counts.
@@ -245,55 +338,90 @@ def bandit_algorithm(policy: Policy, arms: Arms, *, num_agents: int | None = Non
         raise ValueError(f"arms must be a decentral.bandits.Arms (bernoulli(means), ...); got "
                          f"{type(arms).__name__}.")
     n = resolve_num_agents(policy, arms, num_agents)
-    key = (_policy_key(policy), arms, n, bool(running_average))
+    in_params = bool(environment_in_params)
+    graphs = policy.graphs
+    graph_key, graph_description, _ = _graph_structure(graphs, in_params)
+    if in_params:
+        # ucb() and ucb1() share their functions and config: one program, named by the config
+        label = str((policy.config or {}).get("policy", policy.name))
+        key = (_policy_key(policy._replace(name=label), graph_key), arms.structure(), n,
+               bool(running_average), "params")
+    else:
+        label = policy.name
+        key = (_policy_key(policy, graph_key), arms, n, bool(running_average))
     if key in _ALGORITHMS:
         _ALGORITHMS.move_to_end(key)
         return _ALGORITHMS[key]
     m = arms.num_arms
-    best_host = arms.best_means(n)
-    draw = arms.sampler()
     agent_ids = jnp.arange(n, dtype=jnp.int32)
     arm_ids = jnp.arange(m, dtype=jnp.int32)
-    graphs = policy.graphs
     per_seed = bool(policy.per_seed_graphs)
+    fixed_graph_data = graph_description is not None and in_params and \
+        graphs.form in _FIXED_FORMS
+    if in_params:
+        def split(params):
+            if not isinstance(params, BanditParams):
+                raise ValueError(f"this bandit algorithm reads the environment from params "
+                                 f"(environment_in_params=True): pass BanditParams(policy params, "
+                                 f"bandit_environment(policy, arms, N)); got "
+                                 f"{type(params).__name__}.")
+            return params.policy, params.environment
+    else:
+        constants = bandit_environment(policy, arms, n)
+        best_host = arms.best_means(n)
 
-    def draw_all(stream_keys, arms_t, pull_index):
-        keys = jnp.take_along_axis(stream_keys, arms_t[:, None], axis=1)[:, 0]
-        return jax.vmap(draw)(keys, agent_ids, arms_t, pull_index)
+        def split(params):
+            return params, constants
+
+    def sampler(env):
+        return arms.sampler(tables=env.arms) if in_params else arms.sampler()
+
+    def best_means(env, dtype):
+        return jnp.asarray(env.best_means if in_params else best_host, dtype)
+
+    def graph_at(env, t, graph_key):
+        if graphs is None:
+            return None
+        seq = graphs.replace(**env.graph) if fixed_graph_data else graphs
+        return seq.at(t, graph_key) if per_seed else seq.at(t)
 
     def init(key, params) -> BanditState:
+        policy_params, env = split(params)
+        draw = sampler(env)
         reward_key, policy_key = jax.random.split(key)
-        stream_keys = arms.stream_keys(reward_key, n)                       # [N, M]
+        stream_keys = arms.stream_keys(reward_key, n, tables=env.arms if in_params else None)
         first = jax.vmap(draw)(stream_keys.reshape(-1), jnp.repeat(agent_ids, m),
                                jnp.tile(arm_ids, n), jnp.zeros((n * m,), jnp.int32))
         first = first.reshape(n, m)                                          # pull 0
-        state = policy.init(policy_key, params, first)
+        state = policy.init(policy_key, policy_params, first)
         zeros = jnp.zeros((n,), first.dtype)
         average = None
         if running_average:
-            best = jnp.asarray(best_host, first.dtype)
+            best = best_means(env, first.dtype)
             average = (zeros, zeros, 2 * best, zeros)
+        gaps = jnp.asarray(env.gaps, first.dtype) if in_params else None
         return BanditState(state, jnp.ones((n, m), jnp.int32), zeros, zeros, stream_keys,
-                           average)
+                           average, gaps)
 
     def step(key, state: BanditState, params, t, x_t):
+        policy_params, env = split(params)
+        draw = sampler(env)
         graph_key, select_key, communicate_key = jax.random.split(key, 3)
-        graph = None
-        if graphs is not None:
-            graph = graphs.at(t, graph_key) if per_seed else graphs.at(t)
-        arms_t = policy.select(select_key, state.policy, params, t, graph)
+        graph = graph_at(env, t, graph_key)
+        arms_t = policy.select(select_key, state.policy, policy_params, t, graph)
         if tuple(arms_t.shape) != (n,):
             raise ValueError(f"{policy.name}: select must return one arm per agent, int [N] = "
                              f"[{n}]; got shape {list(arms_t.shape)}.")
         arms_t = arms_t.astype(jnp.int32)
         pull_index = jnp.take_along_axis(state.pulls, arms_t[:, None], axis=1)[:, 0]
-        rewards = draw_all(state.stream_keys, arms_t, pull_index)
-        local = policy.update(state.policy, params, t, arms_t, rewards)
+        keys = jnp.take_along_axis(state.stream_keys, arms_t[:, None], axis=1)[:, 0]
+        rewards = jax.vmap(draw)(keys, agent_ids, arms_t, pull_index)
+        local = policy.update(state.policy, policy_params, t, arms_t, rewards)
         new = local if policy.communicate is None else policy.communicate(
-            communicate_key, state.policy, local, params, t, graph)
+            communicate_key, state.policy, local, policy_params, t, graph)
         pulls = state.pulls + jax.nn.one_hot(arms_t, m, dtype=jnp.int32)
         dtype = state.realized_regret.dtype
-        best = jnp.asarray(best_host, dtype)
+        best = best_means(env, dtype)
         realized, carry = _kahan(state.realized_regret, state.realized_carry,
                                  best - rewards.astype(dtype))
         average = state.running_average
@@ -303,15 +431,20 @@ def bandit_algorithm(policy: Policy, arms: Arms, *, num_agents: int | None = Non
             mean_so_far = total / (t + 3).astype(dtype)    # two leading zeros, t + 1 rewards
             metric, metric_carry = _kahan(metric, metric_carry, best - mean_so_far)
             average = (total, total_carry, metric, metric_carry)
-        return (BanditState(new, pulls, realized, carry, state.stream_keys, average),
-                BanditInfo(arms_t, rewards))
+        return (BanditState(new, pulls, realized, carry, state.stream_keys, average,
+                            state.gaps), BanditInfo(arms_t, rewards))
 
-    config = {"policy": policy.name, "policy_version": policy.version,
+    config = {"policy": label, "policy_version": policy.version,
               "policy_config": dict(policy.config or {}),
-              "graphs": None if graphs is None else graphs.digest(),
-              "per_seed_graphs": per_seed, "arms": arms.digest(), "num_agents": n,
-              "running_average": bool(running_average)}
-    alg = Algorithm(init=init, step=step, name=f"bandits.{policy.name}", version="1",
+              "graphs": graph_description, "per_seed_graphs": per_seed,
+              "arms": arms.digest() if not in_params else
+              {"families": [FAMILIES[c] for c in arms.structure()[0]],
+               "per_agent": arms.per_agent, "tables": list(arms.family.shape),
+               "parameters": "params"},
+              "num_agents": n, "running_average": bool(running_average)}
+    if in_params:
+        config["environment"] = "params"
+    alg = Algorithm(init=init, step=step, name=f"bandits.{label}", version="1",
                     max_horizon=None if graphs is None else graphs.length, config=config)
     _ALGORITHMS[key] = alg
     if len(_ALGORITHMS) > _CACHE_SIZE:
@@ -319,26 +452,18 @@ def bandit_algorithm(policy: Policy, arms: Arms, *, num_agents: int | None = Non
     return alg
 
 
-_RECORD_FNS: OrderedDict = OrderedDict()
-
-
-def _record_fn(gaps: np.ndarray, running_average: bool, record_pulls: bool):
-    """The record function (cached on the gaps and flags: the runner compiles once per
-    record function)."""
-    key = (gaps.tobytes(), gaps.shape, running_average, record_pulls)
-    if key in _RECORD_FNS:
-        return _RECORD_FNS[key]
+@functools.cache
+def _record_fn(running_average: bool, record_pulls: bool):
+    """The record function of :func:`evaluate` (one per pair of flags, so the runner compiles
+    once per layout): the pseudo-regret from the gaps the state carries."""
 
     def record(state: BanditState) -> BanditRecord:
         dtype = state.realized_regret.dtype
-        regret = pseudo_regret(state.pulls, jnp.asarray(gaps, dtype))
+        regret = pseudo_regret(state.pulls, jnp.asarray(state.gaps, dtype))
         average = state.running_average[2] if running_average else None
         return BanditRecord(regret, state.realized_regret, average,
                             state.pulls if record_pulls else None)
 
-    _RECORD_FNS[key] = record
-    if len(_RECORD_FNS) > _CACHE_SIZE:
-        _RECORD_FNS.popitem(last=False)
     return record
 
 
@@ -356,12 +481,95 @@ def default_record_steps(horizon: int, points: int = 100) -> np.ndarray:
 _RESERVED = ("record_fn", "record_context", "xs", "num_steps", "params")
 
 
+def _wants_chunks(runner_options) -> bool:
+    """Whether the run is split into chunks for intermediate results (the runner's rule)."""
+    import sys
+
+    progress = runner_options.get("progress")
+    if progress is None:
+        progress = bool(getattr(sys.stderr, "isatty", lambda: False)())
+    return bool(progress) or runner_options.get("on_chunk_end") is not None or \
+        runner_options.get("chunk_size") is not None
+
+
+def _shareable_grid(record_every, record_at, horizon: int):
+    """``(record_every, record_at, extra steps)``: the record points padded with extra early
+    ones (dropped from the result) to an irregular grid of 2, 16, 32, 64, ... records.
+
+    The runner compiles a regular grid in a layout whose program depends on the spacing and
+    the horizon; an irregular grid's program depends on the number of records only. Padding
+    every grid to one of a few counts lets runs of the same structure share one compile
+    whatever their horizon and record points (e.g. all ``record_every = T`` runs, or log
+    grids of 8 and 12 points). Records do not feed back into the run, so the
+    numbers are the same. Grids that cannot be padded (every step recorded) or are invalid are
+    passed on untouched (the runner explains the invalid ones)."""
+    untouched = record_every, record_at, ()
+    try:
+        if record_at is None:
+            every = int(record_every)
+            if isinstance(record_every, bool) or every < 1 or horizon % every:
+                return untouched
+            arr = np.arange(every, horizon + 1, every, dtype=np.int64)
+        else:
+            arr = np.asarray(record_at)
+            if arr.ndim != 1 or arr.size == 0 or not np.issubdtype(arr.dtype, np.integer):
+                return untouched
+            arr = arr.astype(np.int64)
+    except (TypeError, ValueError):
+        return untouched
+    steps = arr[arr > 0]
+    if steps.size == 0 or steps[-1] != horizon or np.any(np.diff(arr) <= 0) or arr[0] < 0:
+        return untouched
+    spacing = np.diff(np.concatenate([[0], steps]))
+    regular = bool(np.all(spacing == spacing[0]))
+    count = steps.size + regular                        # at least one extra when regular
+    target = 2 if count <= 2 else max(16, 1 << int(count - 1).bit_length())
+    need = target - steps.size
+    free = np.setdiff1d(np.arange(1, min(horizon, steps.size + need + 1), dtype=np.int64),
+                        steps)[:need]
+    if free.size < need:
+        return untouched
+    padded = np.union1d(steps, free)
+    if np.all(np.diff(np.concatenate([[0], padded])) == padded[0]):
+        return untouched                                # padding made it regular after all
+    return None, np.concatenate([arr[arr == 0], padded]), tuple(free.tolist())
+
+
+def _drop_records(res, drop, swept: bool):
+    """``res`` (a runner result) without its records at the steps ``drop``."""
+    keep = ~np.isin(np.asarray(res.record_steps), np.asarray(drop, np.int64))
+    axis = 2 if swept else 1
+    records = jax.tree_util.tree_map(lambda a: np.compress(keep, np.asarray(a), axis=axis),
+                                     res.records)
+    return res._replace(records=records, record_steps=np.asarray(res.record_steps)[keep])
+
+
+def _sweep_in_axes(policy_params, environment, sweep):
+    """The runner's ``sweep`` of the policy params (True, field names or an in_axes pytree)
+    as an in_axes pytree of the :class:`BanditParams`: the environment is never swept."""
+    from decentral.runner.plan import _sweep_axes
+
+    if sweep is False or sweep is None:
+        return sweep
+    _, (treedef, leaves), _ = _sweep_axes(policy_params, sweep)
+    return BanditParams(jax.tree_util.tree_unflatten(treedef, list(leaves)),
+                        jax.tree_util.tree_map(lambda _: None, environment))
+
+
 def evaluate(policy: Policy, arms: Arms, horizon: int, seeds, *, num_agents: int | None = None,
              params: Any = None, record_every: int | None = None, record_at=None,
              record_pulls: bool = False, running_average: bool = False,
              checkpoint_dir=None, **runner_options) -> BanditResult:
     """Run ``policy`` on ``arms`` for ``T = horizon`` decisions after the initialisation
     round, on every seed, and return pulls and regret.
+
+    **Compiles.** The run reads the arms' parameters, the gaps and a fixed graph's weights from
+    its params (:func:`bandit_algorithm` ``environment_in_params=True``), and (when no chunks
+    are wanted: no progress bar, checkpoint or ``chunk_size``) pads the record points with a
+    few early records, dropped again, to an irregular grid of 2, 16, 32, 64, ... points. So one
+    compiled program serves every run with the same policy functions, N, M, reward families,
+    graph form, seed count, params layout and padded record count, whatever the graph, the
+    means, the stream mode and the horizon. None of this changes a number.
 
     Args:
         policy: a :class:`~decentral.bandits.Policy` (``ucb1()``, ``kl_ucb()``, ...).
@@ -421,15 +629,24 @@ def evaluate(policy: Policy, arms: Arms, horizon: int, seeds, *, num_agents: int
         raise ValueError("give either record_every or record_at, not both.")
     checked = policy.validate(policy.params if params is None else params)
     alg = bandit_algorithm(policy, arms, num_agents=num_agents,
-                           running_average=running_average)
+                           running_average=running_average, environment_in_params=True)
     n = alg.config["num_agents"]
     gaps = arms.gaps(n)
     if record_every is None and record_at is None:
         record_at = default_record_steps(horizon)
-    record = _record_fn(gaps, bool(running_average), bool(record_pulls))
-    res = run(alg, checked, seeds, horizon, record_every=1 if record_every is None else
+    extra = ()
+    if checkpoint_dir is None and not _wants_chunks(runner_options):
+        record_every, record_at, extra = _shareable_grid(record_every, record_at, horizon)
+    record = _record_fn(bool(running_average), bool(record_pulls))
+    environment = bandit_environment(policy, arms, n)
+    if "sweep" in runner_options:
+        runner_options["sweep"] = _sweep_in_axes(checked, environment, runner_options["sweep"])
+    full = BanditParams(checked, environment)
+    res = run(alg, full, seeds, horizon, record_every=1 if record_every is None else
               record_every, record_at=record_at, record_fn=record,
               checkpoint_dir=checkpoint_dir, **runner_options)
+    if extra:
+        res = _drop_records(res, extra, runner_options.get("sweep") not in (False, None))
     final = res.final_state
     pulls = np.asarray(final.pulls)
     return BanditResult(

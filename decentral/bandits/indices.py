@@ -17,6 +17,7 @@ Example:
 from __future__ import annotations
 
 import jax.numpy as jnp
+from jax import lax
 
 __all__ = ["ucb_index", "bernoulli_kl", "kl_ucb_index", "kl_clip", "check_index_floor",
            "apply_index_floor", "BISECTION_STEPS",
@@ -111,10 +112,14 @@ def kl_ucb_index(mean, budget, steps: int | None = None):
     lo = p
     hi = jnp.minimum(p + jnp.sqrt(budget / 2), 1.0)      # Pinsker: infeasible beyond
 
-    for _ in range(int(steps)):    # static count: unrolled under jit, one fused loop body
+    def halve(_, bracket):
+        lo, hi = bracket
         mid = 0.5 * (lo + hi)
         ok = bernoulli_kl(p, mid) <= budget
-        lo, hi = jnp.where(ok, mid, lo), jnp.where(ok, hi, mid)
+        return jnp.where(ok, mid, lo), jnp.where(ok, hi, mid)
+
+    # a static trip count: one loop body to trace and compile, not `steps` copies of it
+    lo, hi = lax.fori_loop(0, int(steps), halve, (lo, hi))
     # the right end is feasible itself when it never moved and kl(p, hi) <= budget (hi = 1
     # with kl(p, 1 - eps) <= budget); a zero budget gives p
     index = jnp.where(bernoulli_kl(p, hi) <= budget, hi, lo)
