@@ -1,0 +1,1186 @@
+"""Resilient consensus actor-critic with linear function approximation (RPBCAC, linear case).
+
+Figura, Lin, Liu, Gupta, "Resilient Consensus-based Multi-agent Reinforcement Learning with
+Function Approximation", arXiv:2111.06776, built on the networked actor-critic of Zhang, Yang,
+Liu, Zhang, Başar, "Fully Decentralized Multi-Agent Reinforcement Learning with Networked
+Agents", ICML 2018 (arXiv:1802.08757), Algorithm 2.
+
+**The linear equations below are OUR RECONSTRUCTION** from the paper's description (abstract,
+figure captions) and the authors' code: the body text of the paper, with its exact equations,
+was not available. The reconstruction and its derivations are in ``docs/resilient_linear.md``.
+
+Setting. ``N`` agents see the global state ``s`` of a finite MDP and the joint action
+``a = (a^1, ..., a^N)``; agent ``i`` receives a private reward ``r^i(s, a)``. The team objective
+is the discounted return of the cooperative agents' average reward. Every agent keeps a linear
+critic ``V(s; v) = phi(s)^T v``, a linear team-reward model ``rbar(s, a; lambda) = f(s, a)^T
+lambda`` and a softmax policy over its own actions with logits ``theta^i phi_pi(s)``.
+
+One iteration ``t`` (0-based), in this order:
+
+1. every agent samples ``a^i ~ pi^i(. | s_t; theta^i)``; the MDP moves to ``s_{t+1}`` and pays
+   ``r^i_{t+1} = r^i(s_t, a_t)``;
+2. local step of every agent (fast step ``beta_v = beta_{v,t}``)::
+
+       delta^i   = r^i + gamma phi(s_{t+1})^T v^i - phi(s_t)^T v^i
+       v~^i      = v^i + beta_v delta^i phi(s_t)
+       lambda~^i = lambda^i + beta_v (r^i - f_t^T lambda^i) f_t          f_t = f(s_t, a_t)
+
+   (average-reward criterion: ``delta^i = r^i - mu^i + phi(s_{t+1})^T v^i - phi(s_t)^T v^i``
+   and ``mu~^i = (1 - beta_v) mu^i + beta_v r^i``);
+3. every agent sends ``v~^i, lambda~^i`` (and ``mu~^i``) to its out-neighbours; a Byzantine
+   agent's messages come from an :class:`~decentral.resilient_ac.Attacker`, per receiver;
+4. consensus of every cooperative receiver ``i`` over the received values (own at ``k = 0``):
+
+   * ``consensus="projection"`` (the paper's resilient projection-based consensus): each
+     received parameter is projected onto the current feature,
+     ``e^{ij} = (v~^j - v^i)^T phi_t / (beta_v ||phi_t||^2)``, the scalars are aggregated with
+     W-MSR, ``ebar^i = WMSR_H({e^{ij}})``, and ``v^i <- v^i + beta_v ebar^i phi_t``; the same for
+     ``lambda`` with ``f_t`` (:func:`~decentral.resilient_ac.projection_step`). The new
+     prediction is ``phi_t^T v^i_{t+1} = WMSR_H({phi_t^T v~^j})``;
+   * ``consensus="trimmed"`` (the baseline "method of trimmed means"): every coordinate of the
+     received parameters is aggregated on its own (element-wise trimmed mean by default);
+   * ``consensus="mean"`` (Zhang et al. step 7, not resilient, ``H = 0``):
+     ``v^i <- sum_j c(i, j) v~^j`` with the graph's row-stochastic weights;
+
+   ``mu`` (average reward only) is a scalar and is aggregated directly;
+5. actor (slow step ``beta_theta = beta_{theta,t}``) of every cooperative agent::
+
+       deltã^i  = f_t^T lambda^i + gamma phi(s_{t+1})^T v^i - phi(s_t)^T v^i
+       theta^i <- theta^i + beta_theta deltã^i psi^i,   psi^i = grad log pi^i(a^i | s_t)
+
+   with the post-consensus iterates ``v^i_{t+1}, lambda^i_{t+1}`` (``actor_iterate="post"``,
+   default) or the local-step ones ``v~^i, lambda~^i`` (``"pre"``). Byzantine agents act with
+   their initial policy forever (a stationary policy, as the paper's actor result assumes).
+
+Step sizes are data (:class:`LinearACParams`): ``beta_{v,t} = (t + 1)^-0.65`` and
+``beta_{theta,t} = (t + 1)^-0.85`` by default, evaluated at the 0-based update index ``t``
+(the first update uses ``t = 0``, i.e. steps of 1). ``actor=False`` keeps every policy at its
+initial value (the fixed-policy mode of the critic / team-reward theorem).
+
+The MDP is data too (:class:`FiniteMDP`, a NamedTuple of arrays inside the params), so one
+compiled algorithm serves any MDP of the same sizes; :func:`random_mdp` draws one and
+:func:`exact_references` computes what the critic and the team-reward model converge to.
+
+Example:
+    >>> import jax, decentral.graphs as g
+    >>> from decentral.runner import run
+    >>> mdp = random_mdp(jax.random.key(0), num_states=4, num_actions_per_agent=2,
+    ...                  num_agents=5, feature_dim=3)
+    >>> alg = rpbcac(g.complete(5), H=1, byzantine=[4], attacker=feature_extreme())
+    >>> res = run(alg, linear_params(mdp), seeds=[0, 1], num_steps=200)
+    >>> res.final_state.critic.shape                       # [seeds, agents, d]
+    (2, 5, 3)
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from decentral.graphs import GraphSequence, as_table, gather
+from decentral.hypotheses import warn_hypothesis
+from decentral.schedules import StepSize, polynomial, satisfies_robbins_monro, validate_step_size
+
+from .aggregators import get_aggregator
+from .attackers import Attacker, receiver_views, replace_byzantine_messages
+from .consensus import _as_sequence, _check_byzantine, _check_H, check_hypotheses
+from .projection import projection_step
+
+__all__ = [
+    "FiniteMDP", "random_mdp", "validate_mdp", "num_actions_per_agent", "joint_policy",
+    "LinearReferences", "exact_references",
+    "LinearAttackContext", "feature_extreme",
+    "LinearACParams", "LinearACState", "LinearACInfo", "linear_params",
+    "linear_actor_critic", "rpbcac", "CONSENSUS_VARIANTS",
+    "local_critic_step", "local_reward_step", "policy_score", "actor_step",
+    "estimates_of", "parameters_of",
+    "example1_mdp", "example1_attacker", "example1_figure_data", "EXAMPLE1_FEATURES",
+    "EXAMPLE1_REWARDS",
+]
+
+#: The consensus variants of the critic / team-reward step (a contract).
+CONSENSUS_VARIANTS = ("projection", "trimmed", "mean")
+
+_DEFAULT_AGGREGATOR = {"projection": "wmsr", "trimmed": "trimmed_mean", "mean": "mean"}
+
+#: ``LinearAttackContext.target`` codes: what a message is a parameter of.
+TARGET_CRITIC, TARGET_TEAM_REWARD, TARGET_AVERAGE_REWARD = 0, 1, 2
+
+
+# =============================================================================================
+# the finite MDP
+# =============================================================================================
+
+class FiniteMDP(NamedTuple):
+    """A finite MDP with private rewards and the features of the linear learners (arrays).
+
+    Joint actions are indexed agent 0 first: ``a = sum_i a^i M^(N - 1 - i)`` with ``M`` actions
+    per agent, so ``A = M^N``.
+
+    Attributes:
+        transition: ``[S, A, S]`` ``P(s' | s, a)`` (rows sum to 1).
+        rewards: ``[N, S, A]`` private rewards ``r^i(s, a)``.
+        state_features: ``[S, d_v]`` critic features ``phi(s)`` (no zero row).
+        reward_features: ``[S, A, d_f]`` team-reward features ``f(s, a)`` (no zero row).
+        policy_features: ``[S, d_p]`` policy features ``phi_pi(s)`` (logits
+            ``theta^i [M, d_p] @ phi_pi(s)``); the identity gives tabular softmax policies.
+        initial_distribution: ``[S]`` law of ``s_0``.
+    """
+
+    transition: Any
+    rewards: Any
+    state_features: Any
+    reward_features: Any
+    policy_features: Any
+    initial_distribution: Any
+
+    @property
+    def num_states(self) -> int:
+        return int(np.shape(self.transition)[0])
+
+    @property
+    def num_agents(self) -> int:
+        return int(np.shape(self.rewards)[0])
+
+    @property
+    def num_joint_actions(self) -> int:
+        return int(np.shape(self.transition)[1])
+
+    def digest(self) -> str:
+        """``"mdp:<sha256>"`` of every array (host values), for configurations."""
+        import hashlib
+
+        h = hashlib.sha256()
+        for name, a in zip(self._fields, self, strict=True):
+            arr = np.ascontiguousarray(np.asarray(a))
+            h.update(f"{name}|{arr.shape}|{arr.dtype.str}|".encode())
+            h.update(arr.tobytes())
+        return "mdp:" + h.hexdigest()
+
+
+def num_actions_per_agent(mdp: FiniteMDP) -> int:
+    """``M`` with ``A = M^N`` (from the shapes; an error when ``A`` is not an N-th power)."""
+    n, a = mdp.num_agents, mdp.num_joint_actions
+    m = max(1, int(round(a ** (1.0 / n))))
+    for cand in (m - 1, m, m + 1):
+        if cand >= 1 and cand ** n == a:
+            return cand
+    raise ValueError(f"the MDP has A = {a} joint actions, which is not M^N for N = {n} agents; "
+                     "joint actions must enumerate every combination of the agents' actions.")
+
+
+def _host(a, name: str, ndim: int) -> np.ndarray:
+    arr = np.asarray(a, dtype=np.float64)
+    if arr.ndim != ndim:
+        raise ValueError(f"mdp.{name} must have {ndim} axes; got shape {arr.shape}.")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"mdp.{name} holds NaN or infinite entries.")
+    return arr
+
+
+def validate_mdp(mdp: FiniteMDP, *, tol: float = 1e-8) -> FiniteMDP:
+    """Check an MDP on the host (shapes, finiteness, stochastic rows, nonzero features); return
+    it unchanged.
+
+    Raises:
+        ValueError: what is wrong and how to fix it.
+    """
+    if not isinstance(mdp, FiniteMDP):
+        raise ValueError(f"expected a FiniteMDP (see random_mdp); got {type(mdp).__name__}.")
+    if any(isinstance(leaf, jax.core.Tracer) for leaf in mdp):
+        return mdp
+    P = _host(mdp.transition, "transition", 3)
+    S, A, S2 = P.shape
+    if S2 != S or S < 1 or A < 1:
+        raise ValueError(f"mdp.transition must be [S, A, S]; got {P.shape}.")
+    if np.any(P < 0):
+        raise ValueError("mdp.transition has negative probabilities.")
+    sums = P.sum(axis=2)
+    bad = np.argwhere(np.abs(sums - 1.0) > tol)
+    if bad.size:
+        s, a = bad[0]
+        raise ValueError(f"mdp.transition[{s}, {a}] sums to {sums[s, a]!r}, not 1; normalise "
+                         "every row P(. | s, a).")
+    R = _host(mdp.rewards, "rewards", 3)
+    if R.shape[1:] != (S, A) or R.shape[0] < 1:
+        raise ValueError(f"mdp.rewards must be [N, S = {S}, A = {A}]; got {R.shape}.")
+    num_actions_per_agent(mdp)
+    phi = _host(mdp.state_features, "state_features", 2)
+    if phi.shape[0] != S:
+        raise ValueError(f"mdp.state_features must be [S = {S}, d_v]; got {phi.shape}.")
+    f = _host(mdp.reward_features, "reward_features", 3)
+    if f.shape[:2] != (S, A):
+        raise ValueError(f"mdp.reward_features must be [S = {S}, A = {A}, d_f]; got {f.shape}.")
+    pf = _host(mdp.policy_features, "policy_features", 2)
+    if pf.shape[0] != S:
+        raise ValueError(f"mdp.policy_features must be [S = {S}, d_p]; got {pf.shape}.")
+    for name, rows in (("state_features", phi), ("reward_features", f.reshape(S * A, -1))):
+        zero = np.flatnonzero(np.sum(rows * rows, axis=1) == 0.0)
+        if zero.size:
+            raise ValueError(f"mdp.{name} has zero feature rows (first: {zero[0]}); the "
+                             "projection step divides by ||feature||^2, so every feature must "
+                             "be nonzero (add a constant coordinate, for instance).")
+    mu0 = _host(mdp.initial_distribution, "initial_distribution", 1)
+    if mu0.shape != (S,) or np.any(mu0 < 0) or abs(mu0.sum() - 1.0) > tol:
+        raise ValueError(f"mdp.initial_distribution must be a probability vector of length {S}.")
+    return mdp
+
+
+def _np_rng(key) -> np.random.Generator:
+    """A numpy generator from a JAX key or an int seed (host-side generation in float64)."""
+    if isinstance(key, int | np.integer):
+        return np.random.default_rng(int(key))
+    data = np.asarray(jax.random.key_data(key) if jnp.issubdtype(jnp.asarray(key).dtype,
+                                                                  jax.dtypes.prng_key)
+                      else key)
+    return np.random.default_rng(data.astype(np.uint64).ravel().tolist())
+
+
+def _unit_rows(x: np.ndarray) -> np.ndarray:
+    return x / np.linalg.norm(x, axis=-1, keepdims=True)
+
+
+def _full_rank_features(rng, rows: int, dim: int, name: str) -> np.ndarray:
+    if dim > rows:
+        raise ValueError(f"{name} = {dim} exceeds the number of rows {rows}: the features "
+                         "cannot have full column rank.")
+    for _ in range(100):
+        q, _ = np.linalg.qr(rng.normal(size=(rows, dim)))      # orthonormal columns
+        x = _unit_rows(q)
+        sv = np.linalg.svd(x, compute_uv=False)
+        if sv[-1] > 0.05 * sv[0]:
+            return x
+    raise RuntimeError("could not draw well-conditioned features")   # pragma: no cover
+
+
+def random_mdp(key, num_states: int, num_actions_per_agent: int, num_agents: int,
+               feature_dim: int, *, reward_feature_dim: int | None = None,
+               policy_feature_dim: int | None = None, heterogeneity: float = 0.5,
+               reward_noise: float = 0.05, dirichlet: float = 1.0,
+               min_transition: float = 0.02) -> FiniteMDP:
+    """A random ergodic MDP for ``N`` agents with private rewards (host-side, float64).
+
+    * ``P(. | s, a) = (1 - S m) Dirichlet(dirichlet) + m`` with ``m = min_transition``: every
+      entry ``>= m > 0``, so the state chain is ergodic under every policy.
+    * ``phi(s)`` ``[S, d_v]`` and ``f(s, a)`` ``[S, A, d_f]``: the rows of a random matrix with
+      orthonormal columns, each scaled to unit norm (non-one-hot, mixed signs, full column
+      rank, condition number at most 20; ``d_v = S`` gives an orthogonal ``Phi``).
+    * Rewards nearly linear in ``f``: ``r^i(s, a) = f(s, a)^T w^i + reward_noise xi^i(s, a)``
+      with ``w^i = w + heterogeneity u^i`` (``w, u^i, xi^i`` standard normal); so the
+      approximation error of the linear team-reward model is about ``reward_noise``, and
+      ``heterogeneity = 0`` gives identical rewards (``xi`` then shared too).
+    * ``phi_pi(s)``: the identity (tabular softmax) unless ``policy_feature_dim`` is given.
+    * ``s_0`` uniform.
+
+    Args:
+        key: a JAX key or an int seed.
+        num_states, num_actions_per_agent, num_agents: ``S``, ``M``, ``N`` (``A = M^N``).
+        feature_dim: ``d_v <= S``.
+        reward_feature_dim: ``d_f <= S A`` (default ``d_v``).
+        policy_feature_dim: ``d_p <= S`` (default: tabular).
+        heterogeneity, reward_noise: see above (>= 0).
+        dirichlet: concentration of the transition rows (> 0).
+        min_transition: the floor ``m`` of every transition probability (``0 < m <= 1/S``).
+
+    Returns:
+        A validated :class:`FiniteMDP` of float64 numpy arrays.
+
+    Example:
+        >>> mdp = random_mdp(0, 3, 2, 2, 2)
+        >>> mdp.transition.shape, mdp.rewards.shape, mdp.reward_features.shape
+        ((3, 4, 3), (2, 3, 4), (3, 4, 2))
+    """
+    from decentral._checks import check_int
+
+    S = check_int(num_states, "num_states")
+    M = check_int(num_actions_per_agent, "num_actions_per_agent")
+    N = check_int(num_agents, "num_agents")
+    dv = check_int(feature_dim, "feature_dim")
+    df = dv if reward_feature_dim is None else check_int(reward_feature_dim,
+                                                         "reward_feature_dim")
+    A = M ** N
+    for name, x in (("heterogeneity", heterogeneity), ("reward_noise", reward_noise)):
+        if not (math.isfinite(float(x)) and float(x) >= 0):
+            raise ValueError(f"{name} must be a finite number >= 0; got {x!r}.")
+    if not (math.isfinite(float(dirichlet)) and float(dirichlet) > 0):
+        raise ValueError(f"dirichlet must be > 0; got {dirichlet!r}.")
+    if not 0 < float(min_transition) <= 1.0 / S:
+        raise ValueError(f"min_transition must lie in (0, 1/S = {1.0 / S:g}]; got "
+                         f"{min_transition!r}.")
+    rng = _np_rng(key)
+    m = float(min_transition)
+    P = (1.0 - S * m) * rng.dirichlet(np.full(S, float(dirichlet)), size=(S, A)) + m
+    P /= P.sum(axis=2, keepdims=True)
+    phi = _full_rank_features(rng, S, dv, "feature_dim")
+    f = _full_rank_features(rng, S * A, df, "reward_feature_dim").reshape(S, A, df)
+    w = rng.normal(size=df)
+    u = rng.normal(size=(N, df))
+    if heterogeneity == 0:
+        xi = np.broadcast_to(rng.normal(size=(S, A)), (N, S, A))
+    else:
+        xi = rng.normal(size=(N, S, A))
+    R = np.einsum("sad,nd->nsa", f, w + float(heterogeneity) * u) + float(reward_noise) * xi
+    if policy_feature_dim is None:
+        pf = np.eye(S)
+    else:
+        pf = _full_rank_features(rng, S, check_int(policy_feature_dim, "policy_feature_dim"),
+                                 "policy_feature_dim")
+    mdp = FiniteMDP(P, np.ascontiguousarray(R), phi, f, pf, np.full(S, 1.0 / S))
+    return validate_mdp(mdp)
+
+
+# =============================================================================================
+# exact references (host, float64)
+# =============================================================================================
+
+def _softmax_np(x, axis=-1):
+    z = x - x.max(axis=axis, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def joint_policy(mdp: FiniteMDP, policy) -> np.ndarray:
+    """``pi(a | s) = prod_i pi^i(a^i | s)`` ``[S, A]`` for policy parameters ``[N, M, d_p]``
+    (host, float64)."""
+    theta = np.asarray(policy, np.float64)
+    N, M = mdp.num_agents, num_actions_per_agent(mdp)
+    pf = np.asarray(mdp.policy_features, np.float64)
+    if theta.shape != (N, M, pf.shape[1]):
+        raise ValueError(f"policy must be [N = {N}, M = {M}, d_p = {pf.shape[1]}]; got "
+                         f"{theta.shape}.")
+    per_agent = _softmax_np(np.einsum("nmd,sd->snm", theta, pf))       # [S, N, M]
+    decode = np.stack(np.unravel_index(np.arange(M ** N), (M,) * N), axis=1)   # [A, N]
+    probs = per_agent[:, np.arange(N)[None, :], decode]                  # [S, A, N]
+    return probs.prod(axis=2)
+
+
+class LinearReferences(NamedTuple):
+    """Exact quantities under a fixed joint policy (host, float64); see
+    :func:`exact_references`. Shapes: ``S`` states, ``A`` joint actions, ``N`` agents.
+
+    Attributes:
+        policy: ``[S, A]`` joint policy.
+        state_distribution: ``[S]`` stationary law ``d`` of the state chain.
+        state_action_distribution: ``[S, A]`` ``d(s) pi(a | s)``.
+        values: ``[N, S]`` ``V^i_pi``, each agent's discounted value of its own reward.
+        team_reward: ``[S, A]`` average reward of the cooperative agents.
+        team_values: ``[S]`` the value of ``team_reward`` (the average of their ``V^i``).
+        reward_fits: ``[N, d_f]`` ``lambda^i_LS``, the ``d``-weighted least-squares fit of
+            ``r^i`` by ``f``; ``team_reward_fit`` ``[d_f]`` the fit of ``team_reward``.
+        critic_fits: ``[N, d_v]`` the TD(0) fixed points of each agent's reward;
+            ``team_critic_fit`` ``[d_v]`` the one of ``team_reward``.
+        reward_hull: ``[2, S, A]`` min / max of ``r^j(s, a)`` over cooperative ``j``.
+        value_hull: ``[2, S]`` min / max of ``V^j_pi(s)`` over cooperative ``j``.
+        reward_approx_error: ``[S, A]`` ``max_j |f(s, a)^T lambda^j_LS - r^j(s, a)|`` over
+            cooperative ``j`` (the approximation error of the linear team-reward model).
+        value_approx_error: ``[S]`` ``max_j |phi(s)^T v^j_TD - V^j_pi(s)|``.
+        reward_band: ``[2, S, A]`` the hull widened by ``reward_approx_error``.
+        value_band: ``[2, S]`` the value hull widened by ``value_approx_error``.
+        reward_worst_band: ``[2, S, A]`` every value the least-squares fit of a reward that
+            takes values in the hull at every (s, a) can take (a worst case, see the docs).
+        value_worst_band: ``[2, S]`` the same for the TD(0) fit of such a reward.
+    """
+
+    policy: np.ndarray
+    state_distribution: np.ndarray
+    state_action_distribution: np.ndarray
+    values: np.ndarray
+    team_reward: np.ndarray
+    team_values: np.ndarray
+    reward_fits: np.ndarray
+    team_reward_fit: np.ndarray
+    critic_fits: np.ndarray
+    team_critic_fit: np.ndarray
+    reward_hull: np.ndarray
+    value_hull: np.ndarray
+    reward_approx_error: np.ndarray
+    value_approx_error: np.ndarray
+    reward_band: np.ndarray
+    value_band: np.ndarray
+    reward_worst_band: np.ndarray
+    value_worst_band: np.ndarray
+
+
+def _box_image(Mat, lo, hi):
+    """Range of ``Mat @ g`` over ``lo <= g <= hi`` (entry-wise): ``(min, max)``."""
+    a, b = Mat * lo[None, :], Mat * hi[None, :]
+    return np.minimum(a, b).sum(axis=1), np.maximum(a, b).sum(axis=1)
+
+
+def exact_references(mdp: FiniteMDP, policy, cooperative=None, *,
+                     discount: float = 0.9) -> LinearReferences:
+    """What the linear critic and team-reward model converge to under a fixed joint policy.
+
+    With ``P_pi(s, s') = sum_a pi(a|s) P(s'|s, a)``, ``d`` its stationary law, ``D = diag(d)``,
+    ``W = diag(d(s) pi(a|s))`` and ``r^i_pi(s) = sum_a pi(a|s) r^i(s, a)``:
+
+    * ``V^i_pi = (I - gamma P_pi)^-1 r^i_pi``;
+    * ``lambda^i_LS = (F^T W F)^-1 F^T W r^i`` (``F`` the ``[S A, d_f]`` feature matrix): the
+      fixed point of the local team-reward step under on-policy sampling;
+    * ``v^i_TD = (Phi^T D (I - gamma P_pi) Phi)^-1 Phi^T D r^i_pi``: the TD(0) fixed point;
+    * the team quantities are those of the cooperative average reward (linear in the reward,
+      so the averages of the individual fits).
+
+    Args:
+        mdp: the MDP.
+        policy: ``[N, M, d_p]`` policy parameters (every agent's, Byzantine included).
+        cooperative: ``[N]`` bool (default: all agents).
+        discount: ``gamma`` in ``[0, 1)``.
+
+    Returns:
+        :class:`LinearReferences`.
+    """
+    validate_mdp(mdp)
+    gamma = _check_discount(discount)
+    N, S, A = mdp.num_agents, mdp.num_states, mdp.num_joint_actions
+    coop = np.ones(N, bool) if cooperative is None else np.asarray(cooperative, bool)
+    if coop.shape != (N,) or not coop.any():
+        raise ValueError(f"cooperative must be a boolean [N = {N}] mask with a True entry.")
+    pi = joint_policy(mdp, policy)                                      # [S, A]
+    P = np.asarray(mdp.transition, np.float64)
+    R = np.asarray(mdp.rewards, np.float64)
+    Pp = np.einsum("sa,sat->st", pi, P)
+    from decentral.markov import stationary_distribution
+
+    d = stationary_distribution(Pp)
+    wsa = d[:, None] * pi
+    r_pi = np.einsum("sa,nsa->ns", pi, R)
+    V = np.linalg.solve(np.eye(S) - gamma * Pp, r_pi.T).T                # [N, S]
+    F = np.asarray(mdp.reward_features, np.float64).reshape(S * A, -1)
+    W = wsa.reshape(-1)
+    FtW = F.T * W
+    lam = np.linalg.solve(FtW @ F, FtW @ R.reshape(N, -1).T).T           # [N, d_f]
+    Phi = np.asarray(mdp.state_features, np.float64)
+    Amat = Phi.T @ (d[:, None] * ((np.eye(S) - gamma * Pp) @ Phi))
+    v = np.linalg.solve(Amat, Phi.T @ (d[:, None] * r_pi.T)).T           # [N, d_v]
+    rc, Vc = R[coop], V[coop]
+    reward_hull = np.stack([rc.min(0), rc.max(0)])
+    value_hull = np.stack([Vc.min(0), Vc.max(0)])
+    fit_r = np.einsum("sad,nd->nsa", F.reshape(S, A, -1), lam)
+    r_err = np.abs(fit_r - R)[coop].max(0)
+    v_err = np.abs(v @ Phi.T - V)[coop].max(0)
+    # worst case: the fit of any reward g with g(s, a) in the hull at every (s, a)
+    proj_r = F @ np.linalg.solve(FtW @ F, FtW)                            # [SA, SA]
+    wlo, whi = _box_image(proj_r, reward_hull[0].ravel(), reward_hull[1].ravel())
+    avg = np.zeros((S, S * A))                                           # g -> g_pi
+    avg[np.repeat(np.arange(S), A), np.arange(S * A)] = pi.ravel()
+    proj_v = Phi @ np.linalg.solve(Amat, Phi.T @ (d[:, None] * avg))     # [S, SA]
+    vlo, vhi = _box_image(proj_v, reward_hull[0].ravel(), reward_hull[1].ravel())
+    return LinearReferences(
+        policy=pi, state_distribution=d, state_action_distribution=wsa, values=V,
+        team_reward=rc.mean(0), team_values=Vc.mean(0), reward_fits=lam,
+        team_reward_fit=lam[coop].mean(0), critic_fits=v, team_critic_fit=v[coop].mean(0),
+        reward_hull=reward_hull, value_hull=value_hull, reward_approx_error=r_err,
+        value_approx_error=v_err,
+        reward_band=np.stack([reward_hull[0] - r_err, reward_hull[1] + r_err]),
+        value_band=np.stack([value_hull[0] - v_err, value_hull[1] + v_err]),
+        reward_worst_band=np.stack([np.minimum(reward_hull[0], wlo.reshape(S, A)),
+                                    np.maximum(reward_hull[1], whi.reshape(S, A))]),
+        value_worst_band=np.stack([np.minimum(value_hull[0], vlo),
+                                   np.maximum(value_hull[1], vhi)]))
+
+
+# =============================================================================================
+# the per-coordinate-extreme attack on linear parameters
+# =============================================================================================
+
+class LinearAttackContext(NamedTuple):
+    """:class:`~decentral.resilient_ac.AttackContext` plus what a linear attacker may use.
+
+    Attributes:
+        table: this step's in-neighbour table.
+        byzantine: ``[B]`` int32 Byzantine indices.
+        cooperative: ``[N]`` bool.
+        feature: the current feature of the parameter attacked: ``phi(s_t)`` for the critic,
+            ``f(s_t, a_t)`` for the team-reward model, ``1`` for the average reward.
+        target: int32, 0 critic, 1 team-reward model, 2 average reward.
+    """
+
+    table: Any
+    byzantine: jax.Array
+    cooperative: jax.Array
+    feature: jax.Array
+    target: jax.Array
+
+
+def feature_extreme(critic: float = 1.0, team_reward: float = -1.0, *,
+                    critic_target=None, team_reward_target=None) -> Attacker:
+    """The per-coordinate-extreme attack on linear parameters (needs a
+    :class:`LinearAttackContext`, which the algorithms of this module pass).
+
+    For receiver ``i`` with cooperative messages ``w^j`` (its own included) and current
+    feature ``x``: coordinate ``k`` of the message is ``max_j w^j_k`` where
+    ``push * x_k >= 0`` and ``min_j w^j_k`` elsewhere, with ``push = critic`` for critic
+    messages (default +1: push the value up) and ``push = team_reward`` for team-reward
+    messages (default -1: push the estimate down); the average reward uses ``critic``. Every
+    coordinate is inside the cooperative range, so element-wise trimming keeps it, while
+    ``x^T message`` is at least (push up) ``max_j x^T w^j``.
+
+    With ``critic_target`` / ``team_reward_target`` (a fixed direction, e.g. the mean feature:
+    the "batch-mean feature" form of the attack) the signs of that direction replace those of
+    the current feature: the attack then pushes the estimate along the fixed direction, which
+    differs from the current feature in the states not visited. Note: with the current feature,
+    and the cooperative agents at consensus, the honest messages differ only along ``x``, and
+    the message is exactly the one of the cooperative agent with the extreme local step (see
+    ``docs/resilient_linear.md``).
+
+    Params ``{"critic", "team_reward", "critic_target", "team_reward_target"}`` (signs and
+    directions; all zero directions mean "the current feature"; sweepable).
+
+    Example:
+        >>> att = feature_extreme(team_reward_target=[0.5, -0.25])
+        >>> att.name, att.params["team_reward_target"].tolist()
+        ('feature_extreme_fixed_direction', [0.5, -0.25])
+    """
+
+    def init(key, params, values, ctx):
+        del key, params, values, ctx
+        return ()
+
+    def step(key, state, params, t, values, ctx):
+        del key, t
+        values = jnp.asarray(values)
+        views = receiver_views(values, ctx, ctx.byzantine[0] if ctx.byzantine.shape[0] else 0)
+        coop = views.cooperative.reshape(views.cooperative.shape
+                                         + (1,) * (values.ndim - 1))        # [N, K, 1...]
+        big = jnp.finfo(values.dtype).max
+        hi = jnp.max(jnp.where(coop, views.received, -big), axis=1)
+        lo = jnp.min(jnp.where(coop, views.received, big), axis=1)
+        any_coop = jnp.any(views.cooperative, axis=1).reshape((-1,) + (1,) * (values.ndim - 1))
+        own = views.received[:, 0]
+        hi, lo = jnp.where(any_coop, hi, own), jnp.where(any_coop, lo, own)
+        is_tr = ctx.target == TARGET_TEAM_REWARD
+        push = jnp.where(is_tr, params["team_reward"], params["critic"])
+        feature = jnp.broadcast_to(jnp.asarray(ctx.feature, values.dtype), values.shape[1:])
+        if values.ndim > 1:
+            fixed = jnp.where(is_tr, params["team_reward_target"], params["critic_target"])
+            d = values.shape[1]
+            fixed = jnp.pad(fixed, (0, max(0, d - fixed.shape[0])))[:d].astype(values.dtype)
+            feature = jnp.where(jnp.any(fixed != 0), fixed, feature)
+        up = push * feature >= 0
+        msg = jnp.where(up, hi, lo)                                        # [N, ...]
+        return jnp.broadcast_to(msg, (ctx.byzantine.shape[0],) + msg.shape), state
+
+    tc = np.zeros(0) if critic_target is None else np.asarray(critic_target, np.float64)
+    tr = np.zeros(0) if team_reward_target is None else np.asarray(team_reward_target,
+                                                                   np.float64)
+    width = max(tc.size, tr.size, 1)
+
+    def pad(a):
+        return jnp.asarray(np.pad(a.ravel(), (0, width - a.size)))
+
+    params = {"critic": jnp.asarray(float(critic)),
+              "team_reward": jnp.asarray(float(team_reward)),
+              "critic_target": pad(tc), "team_reward_target": pad(tr)}
+    name = "feature_extreme" if width == 1 and not (tc.any() or tr.any()) else \
+        "feature_extreme_fixed_direction"
+    return Attacker(init, step, params, name)
+
+
+# =============================================================================================
+# local rules (unbatched, rlax style)
+# =============================================================================================
+
+def local_critic_step(v, phi, phi_next, reward, discount, step, average_reward=None):
+    """``(v~, delta)``: ``delta = r + gamma phi'^T v - phi^T v`` (average reward:
+    ``r - mu + phi'^T v - phi^T v``) and ``v~ = v + step delta phi``."""
+    if average_reward is None:
+        delta = reward + discount * jnp.dot(phi_next, v) - jnp.dot(phi, v)
+    else:
+        delta = reward - average_reward + jnp.dot(phi_next, v) - jnp.dot(phi, v)
+    return v + step * delta * phi, delta
+
+
+def local_reward_step(lam, f, reward, step):
+    """``lambda~ = lambda + step (r - f^T lambda) f`` (the local team-reward step)."""
+    return lam + step * (reward - jnp.dot(f, lam)) * f
+
+
+def policy_score(theta, policy_feature, action):
+    """``psi = grad_theta log pi(action | s)`` for logits ``theta [M, d_p] @ phi_pi(s)``:
+    ``(e_action - pi(. | s)) phi_pi(s)^T`` ``[M, d_p]``."""
+    probs = jax.nn.softmax(theta @ policy_feature)
+    onehot = jax.nn.one_hot(action, theta.shape[0], dtype=probs.dtype)
+    return (onehot - probs)[:, None] * policy_feature[None, :]
+
+
+def actor_step(theta, policy_feature, action, team_td_error, step):
+    """``theta + step deltã psi`` (one actor step)."""
+    return theta + step * team_td_error * policy_score(theta, policy_feature, action)
+
+
+# =============================================================================================
+# params, state, info
+# =============================================================================================
+
+class LinearACParams(NamedTuple):
+    """What a user sweeps (data).
+
+    Attributes:
+        mdp: the :class:`FiniteMDP` (arrays).
+        critic_step: :class:`~decentral.schedules.StepSize` ``beta_{v,t}`` (critic, team reward,
+            average reward), evaluated at the 0-based update index.
+        actor_step: ``beta_{theta,t}``.
+        discount: ``gamma`` in ``[0, 1)`` (unused by the average-reward criterion).
+        critic0: ``[N, d_v]`` initial critic parameters.
+        team_reward0: ``[N, d_f]`` initial team-reward parameters.
+        policy0: ``[N, M, d_p]`` initial policy parameters.
+        init_noise: standard deviation of a normal perturbation of ``critic0`` and
+            ``team_reward0`` drawn per agent and seed from the init key (0: none).
+        attacker: the attacker's params (None: its defaults).
+        graph: None (the algorithm's graph), or a dense ``[N, N]`` weight matrix
+            (``W[i, j] > 0``: i hears j; row-stochastic, used as weights by ``"mean"``) that
+            replaces it for this run, so that one compiled algorithm sweeps several graphs.
+            The algorithm's hypothesis checks see only its own graph: check this one with
+            :func:`~decentral.resilient_ac.check_hypotheses`.
+    """
+
+    mdp: FiniteMDP
+    critic_step: StepSize
+    actor_step: StepSize
+    discount: Any
+    critic0: Any
+    team_reward0: Any
+    policy0: Any
+    init_noise: Any = 0.0
+    attacker: Any = None
+    graph: Any = None
+
+
+class LinearACState(NamedTuple):
+    """One seed's state.
+
+    Attributes:
+        s: int32, the current MDP state ``s_t``.
+        critic: ``[N, d_v]`` ``v^i``.
+        team_reward: ``[N, d_f]`` ``lambda^i``.
+        policy: ``[N, M, d_p]`` ``theta^i``.
+        average_reward: ``[N]`` ``mu^i`` (average-reward criterion; stays 0 otherwise).
+        attacker: the attacker's states (critic, team reward, average reward).
+    """
+
+    s: jax.Array
+    critic: jax.Array
+    team_reward: jax.Array
+    policy: jax.Array
+    average_reward: jax.Array
+    attacker: Any
+
+
+class LinearACInfo(NamedTuple):
+    """Per-step diagnostics (never fed back).
+
+    Attributes:
+        state, joint_action, next_state: int32 ``s_t``, ``a_t``, ``s_{t+1}``.
+        actions: ``[N]`` int32 every agent's action.
+        rewards: ``[N]`` ``r^i_{t+1}``.
+        td_error: ``[N]`` the local ``delta^i``.
+        team_td_error: ``[N]`` the actor's ``deltã^i`` (0 without actor and for Byzantine
+            agents).
+    """
+
+    state: jax.Array
+    joint_action: jax.Array
+    next_state: jax.Array
+    actions: jax.Array
+    rewards: jax.Array
+    td_error: jax.Array
+    team_td_error: jax.Array
+
+
+def _check_discount(discount) -> float:
+    try:
+        g = float(discount)
+    except (TypeError, ValueError):
+        raise ValueError(f"discount must be a number in [0, 1); got {discount!r}.") from None
+    if not (math.isfinite(g) and 0.0 <= g < 1.0):
+        raise ValueError(f"discount (gamma) must lie in [0, 1); got {discount!r}.")
+    return g
+
+
+def _as_schedule(x, name: str) -> StepSize:
+    if isinstance(x, StepSize):
+        try:
+            return validate_step_size(x)
+        except ValueError as exc:
+            raise ValueError(f"{name}: {exc}") from None
+    raise ValueError(f"{name} must be a decentral.schedules.StepSize (e.g. "
+                     f"schedules.polynomial(1.0, 0.65)); got {type(x).__name__}.")
+
+
+def _param_array(x, shape, name: str) -> np.ndarray:
+    arr = np.asarray(x, np.float64)
+    try:
+        arr = np.broadcast_to(arr, shape)
+    except ValueError:
+        raise ValueError(f"{name} must broadcast to {shape}; got shape {arr.shape}.") from None
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} holds NaN or infinite entries.")
+    return np.array(arr)
+
+
+def linear_params(mdp: FiniteMDP, *, critic_step: StepSize | None = None,
+                  actor_step: StepSize | None = None, discount: float = 0.9,
+                  critic0=0.0, team_reward0=0.0, policy0=0.0, init_noise: float = 0.0,
+                  attacker: Any = None, graph=None, dtype=None) -> LinearACParams:
+    """Validated :class:`LinearACParams` (host-side checks; hypotheses as warnings).
+
+    Defaults: ``beta_{v,t} = (t + 1)^-0.65``, ``beta_{theta,t} = (t + 1)^-0.85``, ``gamma =
+    0.9``, zero initial parameters.
+
+    Warns (:class:`~decentral.hypotheses.HypothesisWarning`) when a step size is not
+    Robbins-Monro (``sum beta = inf``, ``sum beta^2 < inf``: power in ``(0.5, 1]``) or when
+    ``beta_theta / beta_v`` does not tend to 0 (actor power not above the critic's, or equal
+    powers with ``alpha0`` ratio not 0): the two-time-scale hypotheses.
+
+    ``graph`` (optional): a boolean adjacency with self-loops (given uniform row-stochastic
+    weights) or a row-stochastic ``[N, N]`` matrix that replaces the algorithm's graph (see
+    :class:`LinearACParams`).
+
+    Raises:
+        ValueError: an invalid MDP, step size, discount outside ``[0, 1)``, initial values of
+            the wrong shape or not finite, negative ``init_noise``, a graph that is not an
+            ``[N, N]`` adjacency / row-stochastic matrix with self-loops.
+    """
+    validate_mdp(mdp)
+    critic_step = _as_schedule(polynomial(1.0, 0.65) if critic_step is None else critic_step,
+                               "critic_step")
+    actor_step = _as_schedule(polynomial(1.0, 0.85) if actor_step is None else actor_step,
+                              "actor_step")
+    gamma = _check_discount(discount)
+    noise = float(init_noise)
+    if not (math.isfinite(noise) and noise >= 0):
+        raise ValueError(f"init_noise must be a finite number >= 0; got {init_noise!r}.")
+    N, M = mdp.num_agents, num_actions_per_agent(mdp)
+    dv = np.shape(mdp.state_features)[1]
+    df = np.shape(mdp.reward_features)[2]
+    dp = np.shape(mdp.policy_features)[1]
+    v0 = _param_array(critic0, (N, dv), "critic0")
+    l0 = _param_array(team_reward0, (N, df), "team_reward0")
+    t0 = _param_array(policy0, (N, M, dp), "policy0")
+    for name, sched in (("critic_step", critic_step), ("actor_step", actor_step)):
+        if np.ndim(sched.alpha0) == 0 and not satisfies_robbins_monro(sched):
+            warn_hypothesis(f"{name} = {float(sched.alpha0):g} / (t + {float(sched.t0):g})^"
+                            f"{float(sched.power):g} is not Robbins-Monro (power must lie in "
+                            "(0.5, 1])")
+    if all(np.ndim(x) == 0 for x in (*critic_step, *actor_step)):
+        pv, pt = float(critic_step.power), float(actor_step.power)
+        if pt <= pv:
+            warn_hypothesis(f"beta_theta / beta_v does not tend to 0 (actor power {pt:g} <= "
+                            f"critic power {pv:g}): the actor is not on the slower time scale")
+    dt = jnp.result_type(float) if dtype is None else dtype
+
+    def conv(a):
+        return jnp.asarray(a, dt)
+
+    mdp_dev = FiniteMDP(conv(mdp.transition), conv(mdp.rewards), conv(mdp.state_features),
+                        conv(mdp.reward_features), conv(mdp.policy_features),
+                        conv(mdp.initial_distribution))
+    W = None
+    if graph is not None:
+        from decentral.graphs import require_stochastic, row_stochastic
+
+        arr = np.asarray(graph)
+        if arr.shape != (N, N):
+            raise ValueError(f"graph must be [N = {N}, N]; got shape {arr.shape}.")
+        if arr.dtype == bool:
+            W = row_stochastic(arr)
+        else:
+            W = np.asarray(arr, np.float64)
+            require_stochastic(W, "row", name="graph")
+        if not np.all(np.diag(W) > 0):
+            raise ValueError("graph needs every self-loop (W[i, i] > 0).")
+        W = conv(W)
+    return LinearACParams(mdp=mdp_dev, critic_step=StepSize(*(conv(x) for x in critic_step)),
+                          actor_step=StepSize(*(conv(x) for x in actor_step)),
+                          discount=conv(gamma), critic0=conv(v0), team_reward0=conv(l0),
+                          policy0=conv(t0), init_noise=conv(noise), attacker=attacker,
+                          graph=W)
+
+
+def estimates_of(state: LinearACState):
+    """Record function: ``(critic [N, d_v], team_reward [N, d_f])``."""
+    return state.critic, state.team_reward
+
+
+def parameters_of(state: LinearACState):
+    """Record function: ``(critic, team_reward, policy)``."""
+    return state.critic, state.team_reward, state.policy
+
+
+# =============================================================================================
+# the algorithm
+# =============================================================================================
+
+def _next_state(key, probs):
+    """Inverse-CDF draw from ``probs [S]`` (one uniform); never a zero-probability state."""
+    c = jnp.cumsum(probs)
+    c = c / c[-1]
+    S = probs.shape[0]
+    last = S - 1 - jnp.argmax(probs[::-1] > 0)
+    u = jax.random.uniform(key, dtype=probs.dtype)
+    return jnp.minimum(jnp.sum(c <= u, dtype=jnp.int32), last.astype(jnp.int32))
+
+
+def linear_actor_critic(graph, *, H: int, byzantine: Sequence[int] = (),
+                        attacker: Attacker | None = None, consensus: str = "projection",
+                        aggregator: str | Callable | None = None,
+                        criterion: str = "discounted", actor: bool = True,
+                        actor_iterate: str = "post", check: bool = True,
+                        check_robustness: bool | None = None):
+    """The linear consensus actor-critic (module docstring) as a runner ``Algorithm``.
+
+    Args:
+        graph: a ``GraphSequence`` or a boolean adjacency with self-loops (``adj[i, j]``: i
+            hears j). ``consensus="mean"`` uses its row-stochastic weights (an adjacency gets
+            uniform weights over the in-neighbours and the agent itself).
+        H: Byzantine in-neighbours tolerated by the aggregation (``0`` for ``"mean"``).
+        byzantine: the Byzantine agents' indices.
+        attacker: what the Byzantine agents send (any
+            :class:`~decentral.resilient_ac.Attacker`; :func:`feature_extreme` is the
+            per-coordinate-extreme attack). Called once per step for the critic messages, once
+            for the team-reward messages (and once for the average reward), each with a
+            :class:`LinearAttackContext` and the honest messages as ``values``.
+        consensus: ``"projection"`` (the paper's method), ``"trimmed"`` (element-wise
+            baseline) or ``"mean"`` (Zhang et al.).
+        aggregator: the resilient rule (default W-MSR for ``"projection"``, the element-wise
+            trimmed mean for ``"trimmed"``); any name of
+            :data:`~decentral.resilient_ac.AGGREGATORS` or a callable ``(values, mask, H)``.
+            Not used by ``"mean"``.
+        criterion: ``"discounted"`` (default) or ``"average"``.
+        actor: False keeps every policy fixed (the critic / team-reward theorem).
+        actor_iterate: ``"post"`` (default: the actor reads the post-consensus ``v, lambda``)
+            or ``"pre"`` (the local-step ``v~, lambda~``).
+        check: check the W-MSR hypotheses and warn (:func:`~decentral.resilient_ac.
+            check_hypotheses`; for ``"mean"`` with ``H = 0``).
+        check_robustness: as in :func:`~decentral.resilient_ac.check_hypotheses`.
+
+    Returns:
+        An ``Algorithm`` with state :class:`LinearACState`, params :class:`LinearACParams`
+        (:func:`linear_params`), info :class:`LinearACInfo`.
+
+    Raises:
+        ValueError: an unknown option, bad ``H`` (negative, or nonzero with ``"mean"``),
+            Byzantine indices outside the graph, a missing attacker; at trace time, params
+            whose agent count differs from the graph's.
+    """
+    from decentral.runner import Algorithm
+
+    seq = _as_sequence(graph)
+    H = _check_H(H)
+    if consensus not in CONSENSUS_VARIANTS:
+        raise ValueError(f"consensus must be one of {CONSENSUS_VARIANTS}; got {consensus!r}.")
+    if criterion not in ("discounted", "average"):
+        raise ValueError(f"criterion must be 'discounted' or 'average'; got {criterion!r}.")
+    if actor_iterate not in ("post", "pre"):
+        raise ValueError(f"actor_iterate must be 'post' or 'pre'; got {actor_iterate!r}.")
+    if consensus == "mean" and H != 0:
+        raise ValueError("consensus='mean' is plain averaging (Zhang et al.), which trims "
+                         f"nothing: pass H=0 (got H={H}).")
+    byz = _check_byzantine(byzantine, seq.n)
+    if byz and attacker is None:
+        raise ValueError("byzantine agents need an attacker (e.g. linear.feature_extreme()).")
+    if attacker is not None and not isinstance(attacker, Attacker):
+        raise ValueError(f"attacker must be a resilient_ac.Attacker; got "
+                         f"{type(attacker).__name__}.")
+    agg_name = _DEFAULT_AGGREGATOR[consensus] if aggregator is None else aggregator
+    agg = get_aggregator(agg_name)
+    if check:
+        check_hypotheses(seq, H, byz, check_robustness=check_robustness)
+    n = seq.n
+    coop_np = np.ones(n, bool)
+    coop_np[list(byz)] = False
+    slot_np = -np.ones(n, np.int32)
+    slot_np[list(byz)] = np.arange(len(byz), dtype=np.int32)
+    coop, slot = jnp.asarray(coop_np), jnp.asarray(slot_np)
+    byz_arr = jnp.asarray(np.asarray(byz, np.int32).reshape(-1))
+    per_seed = seq.form == "random" and not seq.shared_across_seeds
+    attacked = attacker is not None and bool(byz)
+    average = criterion == "average"
+
+    def _graph(t, key, params=None):
+        if params is not None and params.graph is not None:
+            W = jnp.asarray(params.graph)
+            if W.shape != (n, n):
+                raise ValueError(f"params.graph must be [N = {n}, N]; got {W.shape}.")
+            return as_table(W)
+        return as_table(seq.at(t, key) if per_seed else seq.at(t))
+
+    def _shapes(params: LinearACParams):
+        mdp = params.mdp
+        if mdp.rewards.shape[0] != n:
+            raise ValueError(f"the MDP has {mdp.rewards.shape[0]} agents; the graph has {n}.")
+        M = num_actions_per_agent(mdp)
+        want = {"critic0": (n, mdp.state_features.shape[1]),
+                "team_reward0": (n, mdp.reward_features.shape[2]),
+                "policy0": (n, M, mdp.policy_features.shape[1])}
+        for name, shape in want.items():
+            if tuple(jnp.shape(getattr(params, name))) != shape:
+                raise ValueError(f"params.{name} must be {shape}; got "
+                                 f"{tuple(jnp.shape(getattr(params, name)))} (build params "
+                                 "with linear_params(mdp)).")
+        return M
+
+    def _ctx(table, feature, target):
+        return LinearAttackContext(table, byz_arr, coop, feature, jnp.int32(target))
+
+    def init(key, params: LinearACParams) -> LinearACState:
+        _shapes(params)
+        mdp = params.mdp
+        k_s, k_v, k_l, k_a = jax.random.split(key, 4)
+        dtype = jnp.result_type(params.critic0)
+        p0 = jnp.asarray(mdp.initial_distribution)
+        s0 = _next_state(k_s, p0)
+        v = params.critic0 + params.init_noise * jax.random.normal(k_v, params.critic0.shape,
+                                                                   dtype)
+        lam = params.team_reward0 + params.init_noise * jax.random.normal(
+            k_l, params.team_reward0.shape, dtype)
+        mu = jnp.zeros((n,), dtype)
+        astate = ()
+        if attacked:
+            table = _graph(0, k_a, params)
+            ap = attacker.params if params.attacker is None else params.attacker
+            astate = (attacker.init(k_a, ap, v, _ctx(table, mdp.state_features[s0], 0)),
+                      attacker.init(k_a, ap, lam, _ctx(table, mdp.reward_features[s0, 0], 1)),
+                      attacker.init(k_a, ap, mu, _ctx(table, jnp.ones((), dtype), 2)))
+        return LinearACState(s0, v, lam, jnp.asarray(params.policy0), mu, astate)
+
+    def _combine(table, own, msgs_honest, feature, beta, astate, params, key, t, target):
+        """Gather, replace the Byzantine messages, aggregate; the new values ``[N, ...]``."""
+        gathered = gather(table, msgs_honest)                            # [N, K, ...]
+        if attacked:
+            ap = attacker.params if params.attacker is None else params.attacker
+            sent, astate = attacker.step(key, astate, ap, t, msgs_honest,
+                                         _ctx(table, feature, target))
+            want = (len(byz),) + msgs_honest.shape
+            if tuple(sent.shape) != want:
+                raise ValueError(f"attacker {attacker.name!r} returned messages of shape "
+                                 f"{tuple(sent.shape)}; expected [B, N, ...] = {want}.")
+            gathered = replace_byzantine_messages(table, gathered, slot,
+                                                  sent.astype(msgs_honest.dtype))
+        if consensus == "mean":
+            w = jnp.where(table.mask, table.weight, 0).astype(gathered.dtype)
+            w = w.reshape(w.shape + (1,) * (gathered.ndim - 2))
+            out = jnp.sum(w * gathered, axis=1)
+        elif consensus == "projection" and target != TARGET_AVERAGE_REWARD:
+            out = jax.vmap(lambda o, g_, m: projection_step(o, g_, m, feature, beta, H, agg))(
+                own, gathered, table.mask)
+        else:                          # element-wise (and the scalar average reward)
+            out = jax.vmap(lambda g_, m: agg(g_, m, H))(gathered, table.mask)
+        cm = coop.reshape((n,) + (1,) * (msgs_honest.ndim - 1))
+        return jnp.where(cm, out.astype(msgs_honest.dtype), msgs_honest), astate
+
+    def step(key, state: LinearACState, params: LinearACParams, t, x_t):
+        M = _shapes(params)
+        mdp = params.mdp
+        k_act, k_next, k_graph, k_a1, k_a2, k_a3 = jax.random.split(key, 6)
+        beta_v = params.critic_step(t).astype(state.critic.dtype)
+        beta_th = params.actor_step(t).astype(state.critic.dtype)
+        gamma = params.discount
+        s = state.s
+        pf = mdp.policy_features[s]                                      # [d_p]
+        logits = jnp.einsum("nmd,d->nm", state.policy, pf)
+        actions = jax.random.categorical(k_act, logits, axis=-1).astype(jnp.int32)
+        strides = jnp.asarray(M ** np.arange(n - 1, -1, -1), jnp.int32)
+        joint = jnp.sum(actions * strides)
+        s_next = _next_state(k_next, mdp.transition[s, joint])
+        rewards = mdp.rewards[:, s, joint]                               # [N]
+        phi, phi_next = mdp.state_features[s], mdp.state_features[s_next]
+        f = mdp.reward_features[s, joint]
+        mu = state.average_reward if average else None
+        v_loc, delta = jax.vmap(local_critic_step, in_axes=(0, None, None, 0, None, None,
+                                                            0 if average else None))(
+            state.critic, phi, phi_next, rewards, gamma, beta_v, mu)
+        lam_loc = jax.vmap(local_reward_step, in_axes=(0, None, 0, None))(
+            state.team_reward, f, rewards, beta_v)
+        table = _graph(t, k_graph, params)
+        ast = state.attacker if attacked else ((), (), ())
+        v_new, a1 = _combine(table, state.critic, v_loc, phi, beta_v, ast[0], params, k_a1, t,
+                             TARGET_CRITIC)
+        lam_new, a2 = _combine(table, state.team_reward, lam_loc, f, beta_v, ast[1], params,
+                               k_a2, t, TARGET_TEAM_REWARD)
+        a3 = ast[2]
+        mu_loc = mu_new = state.average_reward
+        if average:
+            mu_loc = (1 - beta_v) * state.average_reward + beta_v * rewards
+            mu_new, a3 = _combine(table, state.average_reward, mu_loc,
+                                  jnp.ones((), mu_loc.dtype), beta_v, ast[2], params, k_a3, t,
+                                  TARGET_AVERAGE_REWARD)
+        theta = state.policy
+        team_td = jnp.zeros_like(rewards)
+        if actor:
+            v_a, lam_a, mu_a = ((v_new, lam_new, mu_new) if actor_iterate == "post"
+                                else (v_loc, lam_loc, mu_loc))
+            rbar = lam_a @ f
+            if average:
+                team_td = rbar - mu_a + v_a @ phi_next - v_a @ phi
+            else:
+                team_td = rbar + gamma * (v_a @ phi_next) - v_a @ phi
+            team_td = jnp.where(coop, team_td, 0)
+            theta_new = jax.vmap(actor_step, in_axes=(0, None, 0, 0, None))(
+                theta, pf, actions, team_td, beta_th)
+            theta = jnp.where(coop[:, None, None], theta_new, theta)
+        new = LinearACState(s_next, v_new, lam_new, theta, mu_new,
+                            (a1, a2, a3) if attacked else ())
+        info = LinearACInfo(s, joint, s_next, actions, rewards, delta, team_td)
+        return new, info
+
+    name = f"rpbcac.{consensus}"
+    config = _config(seq, H, byz, attacker, agg_name, consensus, criterion, actor,
+                     actor_iterate)
+    return Algorithm(init=init, step=step, name=name, version="1", max_horizon=seq.length,
+                     config=config)
+
+
+def rpbcac(graph, *, H: int, byzantine: Sequence[int] = (), attacker: Attacker | None = None,
+           consensus: str = "projection", **options):
+    """Resilient projection-based consensus actor-critic (Figura, Lin, Liu, Gupta,
+    arXiv:2111.06776), linear function approximation; **the equations are our reconstruction**
+    (module docstring). ``consensus="projection"`` is the paper's method; ``"trimmed"`` and
+    ``"mean"`` are the element-wise and the Zhang et al. (arXiv:1802.08757, Algorithm 2)
+    baselines. Other options as :func:`linear_actor_critic`.
+
+    Example:
+        >>> import decentral.graphs as g
+        >>> alg = rpbcac(g.complete(5), H=1, byzantine=[4], attacker=feature_extreme(),
+        ...              actor=False)
+        >>> alg.name, alg.config["consensus"], alg.config["aggregator"]
+        ('rpbcac.projection', 'projection', 'wmsr')
+    """
+    return linear_actor_critic(graph, H=H, byzantine=byzantine, attacker=attacker,
+                               consensus=consensus, **options)
+
+
+def _config(seq: GraphSequence, H, byz, attacker, agg_name, consensus, criterion, actor,
+            actor_iterate) -> dict | None:
+    from decentral.runner.fingerprint import Unfingerprintable, function_parts, hash_tree
+
+    try:
+        att = None if attacker is None else {
+            "name": attacker.name, "params": hash_tree(attacker.params),
+            "init": function_parts(attacker.init, "attacker.init"),
+            "step": function_parts(attacker.step, "attacker.step")}
+        agg = agg_name if isinstance(agg_name, str) else function_parts(agg_name, "aggregator")
+    except Unfingerprintable:
+        return None
+    return {"graphs": seq.digest(), "H": H, "byzantine": list(byz), "attacker": att,
+            "aggregator": agg, "consensus": consensus, "criterion": criterion,
+            "actor": bool(actor), "actor_iterate": actor_iterate}
+
+
+# =============================================================================================
+# Example 1 (Figs. 3-4) reconstruction
+# =============================================================================================
+
+#: Example 1 reconstruction: team-reward features ``f(s)`` of the two states (mixed signs).
+EXAMPLE1_FEATURES = np.array([[1.0, 0.5], [0.3, -1.0]])
+
+#: Example 1 reconstruction: rewards ``r^j(s)`` of the four cooperative agents (rows 0-3:
+#: heterogeneous in state 0, nearly equal in state 1) and of the Byzantine agent 4 (never
+#: used by the cooperative agents).
+EXAMPLE1_REWARDS = np.array([[0.0, 0.40], [0.3, 0.45], [0.7, 0.50], [1.0, 0.55], [1.0, 1.0]])
+
+#: The first reward table we tried (heterogeneous in both states); kept for the record: no
+#: variant leaves its (wide) hull, see ``docs/resilient_linear.md``.
+EXAMPLE1_REWARDS_FIRST_TRY = np.array([[0.2, 0.8], [0.4, 0.3], [0.6, 0.5], [0.8, 0.1],
+                                       [1.0, 1.0]])
+
+
+def example1_mdp(features=None, rewards=None) -> FiniteMDP:
+    """Our reconstruction of the paper's Example 1 (Figs. 3-4; its rewards, features and
+    adversary are not given in the material we had): states ``{0, 1}``, 5 agents with one
+    action each, ``P(s' | s) = 1/2``, team-reward features :data:`EXAMPLE1_FEATURES` (``d = 2``,
+    mixed signs, not one-hot), heterogeneous rewards :data:`EXAMPLE1_REWARDS` (agent 4 is the
+    Byzantine one). The critic features are the same as the team-reward ones.
+
+    Example:
+        >>> mdp = example1_mdp()
+        >>> mdp.rewards.shape, mdp.reward_features.shape           # [N, S, A], [S, A, d]
+        ((5, 2, 1), (2, 1, 2))
+    """
+    f = EXAMPLE1_FEATURES if features is None else np.asarray(features, np.float64)
+    r = EXAMPLE1_REWARDS if rewards is None else np.asarray(rewards, np.float64)
+    S = f.shape[0]
+    if r.ndim != 2 or r.shape[1] != S:
+        raise ValueError(f"rewards must be [N, S = {S}]; got {r.shape}.")
+    mdp = FiniteMDP(np.full((S, 1, S), 1.0 / S), r[:, :, None].copy(), f.copy(),
+                    f[:, None, :].copy(), np.eye(S), np.full(S, 1.0 / S))
+    return validate_mdp(mdp)
+
+
+def example1_attacker(direction: str = "mean_feature", push: float = 1.0,
+                      features=None) -> Attacker:
+    """The Byzantine agent of our Example 1 reconstruction: the per-coordinate extreme
+    (:func:`feature_extreme`) pushing the team-reward estimate up (``push = +1``, the paper's
+    "overestimation") by the sign of the mean feature ``(f(0) + f(1)) / 2``
+    (``direction="mean_feature"``, the batch-mean-feature rule) or of the current feature
+    (``"current_feature"``, which at consensus only duplicates the message of the
+    cooperative agent with the largest reward; see ``docs/resilient_linear.md``)."""
+    f = EXAMPLE1_FEATURES if features is None else np.asarray(features, np.float64)
+    if direction == "mean_feature":
+        return feature_extreme(1.0, push, critic_target=f.mean(0),
+                               team_reward_target=f.mean(0))
+    if direction == "current_feature":
+        return feature_extreme(1.0, push)
+    raise ValueError(f"direction must be 'mean_feature' or 'current_feature'; got "
+                     f"{direction!r}.")
+
+
+def example1_figure_data(*, graph=None, num_steps: int = 3000, seeds: Sequence[int] = (0,),
+                         record_every: int = 10, push: float = 1.0,
+                         direction: str = "mean_feature",
+                         variants: Sequence[str] = ("projection", "trimmed"),
+                         features=None, rewards=None,
+                         init_noise: float = 0.5) -> dict[str, np.ndarray]:
+    """Arrays for the Example 1 figure (our reconstruction of Figs. 3-4): cooperative estimates
+    ``rbar(s; lambda^i_t)`` against the iteration, per consensus variant, with the cooperative
+    hull and the true team average.
+
+    Fixed policy, ``H = 1`` (``H = 0`` for ``"mean"``), agent 4 Byzantine with
+    :func:`example1_attacker` (``direction``, ``push``), graph ``K5`` by default, initial
+    parameters ``init_noise`` times a standard normal per agent and seed.
+
+    Returns:
+        ``{"steps": [R], "hull": [2, S] (min, max of the cooperative r^j(s)),
+        "team_average": [S], "estimates/<variant>": [seeds, R, 4, S], "features": [S, 2],
+        "rewards": [5, S]}``.
+
+    Example:
+        >>> d = example1_figure_data(num_steps=100, seeds=range(2), variants=("trimmed",))
+        >>> d["estimates/trimmed"].shape, d["hull"].shape
+        ((2, 10, 4, 2), (2, 2))
+    """
+    from decentral.graphs import complete
+    from decentral.runner import run
+
+    mdp = example1_mdp(features, rewards)
+    adj = complete(5) if graph is None else graph
+    params = linear_params(mdp, init_noise=init_noise)
+    F = jnp.asarray(mdp.state_features)
+    attacker = example1_attacker(direction, push, features)
+
+    def record(state):
+        return state.team_reward @ F.T                                  # [N, S]
+
+    out: dict[str, np.ndarray] = {}
+    steps = None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for variant in variants:
+            alg = rpbcac(adj, H=0 if variant == "mean" else 1, byzantine=[4],
+                         attacker=attacker, consensus=variant, actor=False)
+            res = run(alg, params, seeds=list(seeds), num_steps=num_steps,
+                      record_every=record_every, record_fn=record)
+            out[f"estimates/{variant}"] = np.asarray(res.records)[:, :, :4, :]
+            steps = res.record_steps
+    r = np.asarray(mdp.rewards)[:4, :, 0]
+    out.update(steps=np.asarray(steps), hull=np.stack([r.min(0), r.max(0)]),
+               team_average=r.mean(0), features=np.asarray(mdp.state_features),
+               rewards=np.asarray(mdp.rewards)[:, :, 0])
+    return out
