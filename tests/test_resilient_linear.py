@@ -329,3 +329,91 @@ def test_claim_13_fails_when_the_actor_is_faster_than_the_critic():
                                        num_steps=3000, num_snapshots=6)
     out = pcl.check_two_time_scales(runs, setup, judged=(0.8, 0.5), n_boot=100)
     assert out.verdict is Verdict.FAIL, out.measured
+
+
+# ---------------------------------------------------------------------------------------------
+# the learning adversaries as stateful attackers
+# ---------------------------------------------------------------------------------------------
+
+def _adv_ctx(n=3, byz=(2,), **kw):
+    from decentral.resilient_ac.linear import LinearAttackContext
+
+    coop = np.ones(n, bool)
+    coop[list(byz)] = False
+    return LinearAttackContext(g.adjacency_to_table(g.complete(n)), jnp.asarray(byz, jnp.int32),
+                               jnp.asarray(coop), **kw)
+
+
+def test_greedy_and_faulty_adversaries_send_own_fit_and_initial_values():
+    from decentral.resilient_ac.linear import faulty_adversary, greedy_adversary
+
+    key = jax.random.key(0)
+    v0 = jnp.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+    v1 = v0 + 10.0
+    ctx = _adv_ctx(feature=jnp.array([1.0, 0.0]), target=jnp.int32(0))
+    greedy, faulty = greedy_adversary(), faulty_adversary()
+    msgs, _ = greedy.step(key, greedy.init(key, {}, v0, ctx), {}, 0, v1, ctx)
+    np.testing.assert_array_equal(msgs, np.broadcast_to([15.0, 16.0], (1, 3, 2)))
+    state = faulty.init(key, {}, v0, ctx)
+    for t, v in enumerate((v1, v1 * 3)):
+        msgs, state = faulty.step(key, state, {}, t, v, ctx)
+        np.testing.assert_array_equal(msgs, np.broadcast_to([5.0, 6.0], (1, 3, 2)))
+
+
+def test_malicious_adversary_one_step_by_hand():
+    from decentral.resilient_ac.linear import malicious_adversary
+
+    key, adv = jax.random.key(0), malicious_adversary()
+    v0 = jnp.array([[0.0, 1.0], [1.0, 0.0], [2.0, -1.0]])       # agent 2 is Byzantine
+    rewards = jnp.array([1.0, 3.0, 100.0])                       # cooperative mean 2
+    phi, phi_n = jnp.array([1.0, 0.5]), jnp.array([0.0, 1.0])
+    ctx0 = _adv_ctx(feature=phi, target=jnp.int32(0))
+    state = adv.init(key, {}, v0, ctx0)
+    # critic: w = (2, -1); delta = -2 + 0.5 * (phi' . w) - phi . w = -2 - 0.5 - 1.5 = -4
+    ctx = _adv_ctx(feature=phi, target=jnp.int32(0), rewards=rewards, next_feature=phi_n,
+                   step_size=jnp.asarray(0.1), discount=0.5)
+    msgs, (w, _) = adv.step(key, state, {}, 0, v0, ctx)
+    np.testing.assert_allclose(w, [[2.0 - 0.4, -1.0 - 0.2]])
+    np.testing.assert_allclose(msgs, np.broadcast_to([1.6, -1.2], (1, 3, 2)))
+    # team-reward model: w = (2, -1), f = phi: w + 0.1 (-2 - 1.5) f
+    ctx = _adv_ctx(feature=phi, target=jnp.int32(1), rewards=rewards,
+                   step_size=jnp.asarray(0.1))
+    _, (w, _) = adv.step(key, state, {}, 0, v0, ctx)
+    np.testing.assert_allclose(w, [[2.0 - 0.35, -1.0 - 0.175]])
+    # average reward: scalar values, (1 - 0.1) w - 0.1 * 2
+    mu0 = jnp.array([0.0, 0.0, 1.0])
+    st = adv.init(key, {}, mu0, _adv_ctx(feature=jnp.ones(()), target=jnp.int32(2)))
+    ctx = _adv_ctx(feature=jnp.ones(()), target=jnp.int32(2), rewards=rewards,
+                   step_size=jnp.asarray(0.1))
+    msgs, (w, _) = adv.step(key, st, {}, 0, mu0, ctx)
+    np.testing.assert_allclose(w, [0.9 - 0.2])
+    with pytest.raises(ValueError, match="rewards and step size"):
+        adv.step(key, state, {}, 0, v0, ctx0)
+
+
+def test_malicious_adversary_captures_plain_averaging_not_the_projection():
+    """With plain averaging the cooperative team-reward models converge to the malicious
+    agent's fit of minus the team reward; the projection-based step (H = 1, K5) keeps them in
+    the band of the cooperative fits."""
+    from decentral.resilient_ac.linear import linear_actor_critic, malicious_adversary
+    from decentral.runner import run
+
+    mdp = random_mdp(jax.random.key(0), num_states=4, num_actions_per_agent=2, num_agents=5,
+                     feature_dim=4, reward_feature_dim=6)
+    params = linear_params(mdp)
+    ref = exact_references(mdp, params.policy0, np.array([True] * 4 + [False]))
+    F = np.asarray(mdp.reward_features)
+    out = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", HypothesisWarning)
+        for cons, H in (("mean", 0), ("projection", 1)):
+            alg = linear_actor_critic(g.complete(5), H=H, byzantine=[4],
+                                      attacker=malicious_adversary(), consensus=cons,
+                                      actor=False)
+            res = run(alg, params, seeds=range(2), num_steps=3000, progress=False)
+            out[cons] = np.asarray(res.final_state.team_reward)[:, :4]
+    assert np.abs(out["mean"] + ref.team_reward_fit).max() < 0.05
+    est = np.einsum("nkd,sad->nksa", out["projection"], F)
+    lo, hi = ref.reward_band
+    assert np.maximum(est - hi, lo - est).max() <= 0.0
+    assert np.abs(out["projection"] + ref.team_reward_fit).max() > 0.5

@@ -13,10 +13,23 @@ The pieces, in the order data flows:
   checks (:func:`check_hypotheses`), the record function :func:`values_of`;
 * :mod:`.projection` — the projection-based consensus step of linear parameters
   (:func:`projection_step`) and the batch output-layer step (:func:`weighted_output_step`);
-* :mod:`.metrics` — cooperative spread and hull violation of recorded values.
+* :mod:`.metrics` — cooperative spread and hull violation of recorded values;
+* :mod:`.gridworld` — the cooperative-navigation grid world of the experiments
+  (:func:`grid_world`, ``version="v1" | "v2"``), gymnax-style;
+* :mod:`.linear` — the consensus actor-critic with linear function approximation: the
+  non-resilient baseline, element-wise trimming and the projection-based method
+  (:func:`linear_actor_critic`, :func:`rpbcac`), the learning adversaries as stateful
+  attackers (:func:`greedy_adversary`, :func:`faulty_adversary`, :func:`malicious_adversary`),
+  exact references on finite MDPs, Example 1;
+* :mod:`.mlp` — the batch (MLP) form of the cooperative and resilient updates, the learning
+  adversaries (greedy, faulty, malicious) and the code-version variants;
+* :mod:`.experiments` — the grid-world learning runs (:func:`run_experiment`,
+  :func:`run_grid`), their metrics and the authors' logged numbers.
 
 The theory a user needs to read the claims (robust graphs, the rules, the attacks, the
-experiment graph's robustness) is in ``docs/resilient.md``.
+experiment graph's robustness) is in ``docs/resilient.md``; the actor-critic with linear
+function approximation in ``docs/resilient_linear.md``; the grid-world learning experiments in
+``docs/resilient_learning.md``.
 """
 
 from .aggregators import AGGREGATORS, clipped_mean, get_aggregator, mean, ranks, trimmed_mean, wmsr
@@ -44,6 +57,47 @@ from .consensus import (
     resilient_consensus,
     values_of,
 )
+from .experiments import (
+    SCENARIOS,
+    ExperimentResult,
+    LearnParams,
+    resolve_graph,
+    run_experiment,
+    run_grid,
+    run_runs,
+)
+from .gridworld import (
+    GridParams,
+    GridState,
+    GridWorld,
+    Trajectory,
+    grid_params,
+    grid_world,
+    paper_targets,
+    random_targets,
+    rollout,
+    uniform_policy,
+)
+from .linear import (
+    ADVERSARIES,
+    CONSENSUS_VARIANTS,
+    FiniteMDP,
+    LinearACInfo,
+    LinearACParams,
+    LinearACState,
+    LinearReferences,
+    exact_references,
+    example1_attacker,
+    example1_mdp,
+    faulty_adversary,
+    feature_extreme,
+    greedy_adversary,
+    linear_actor_critic,
+    linear_params,
+    malicious_adversary,
+    random_mdp,
+    rpbcac,
+)
 from .metrics import cooperative_spread, hull_violation
 from .projection import projected_errors, projection_step, weighted_output_step
 
@@ -56,4 +110,12 @@ __all__ = [
     "check_hypotheses", "values_of", "ROBUSTNESS_AUTO_MAX_N",
     "projected_errors", "projection_step", "weighted_output_step",
     "cooperative_spread", "hull_violation",
+    "grid_world", "grid_params", "paper_targets", "random_targets", "GridWorld", "GridParams",
+    "GridState", "Trajectory", "rollout", "uniform_policy",
+    "linear_actor_critic", "rpbcac", "linear_params", "LinearACParams", "LinearACState",
+    "LinearACInfo", "CONSENSUS_VARIANTS", "FiniteMDP", "random_mdp", "exact_references",
+    "LinearReferences", "feature_extreme", "example1_mdp", "example1_attacker",
+    "greedy_adversary", "faulty_adversary", "malicious_adversary", "ADVERSARIES",
+    "run_experiment", "run_grid", "run_runs", "LearnParams", "ExperimentResult", "SCENARIOS",
+    "resolve_graph",
 ]

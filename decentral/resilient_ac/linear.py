@@ -95,7 +95,8 @@ from .projection import projection_step
 __all__ = [
     "FiniteMDP", "random_mdp", "validate_mdp", "num_actions_per_agent", "joint_policy",
     "LinearReferences", "exact_references",
-    "LinearAttackContext", "feature_extreme",
+    "LinearAttackContext", "feature_extreme", "greedy_adversary", "faulty_adversary",
+    "malicious_adversary", "ADVERSARIES",
     "LinearACParams", "LinearACState", "LinearACInfo", "linear_params",
     "linear_actor_critic", "rpbcac", "CONSENSUS_VARIANTS",
     "local_critic_step", "local_reward_step", "policy_score", "actor_step",
@@ -500,6 +501,10 @@ class LinearAttackContext(NamedTuple):
         feature: the current feature of the parameter attacked: ``phi(s_t)`` for the critic,
             ``f(s_t, a_t)`` for the team-reward model, ``1`` for the average reward.
         target: int32, 0 critic, 1 team-reward model, 2 average reward.
+        rewards: ``[N]`` this step's rewards ``r^i_{t+1}`` (None at ``init``).
+        next_feature: ``phi(s_{t+1})`` for the critic messages, else None.
+        step_size: this step's fast step ``beta_{v,t}`` (None at ``init``).
+        discount: ``gamma``, or None under the average-reward criterion.
     """
 
     table: Any
@@ -507,6 +512,10 @@ class LinearAttackContext(NamedTuple):
     cooperative: jax.Array
     feature: jax.Array
     target: jax.Array
+    rewards: Any = None
+    next_feature: Any = None
+    step_size: Any = None
+    discount: Any = None
 
 
 def feature_extreme(critic: float = 1.0, team_reward: float = -1.0, *,
@@ -581,6 +590,124 @@ def feature_extreme(critic: float = 1.0, team_reward: float = -1.0, *,
     name = "feature_extreme" if width == 1 and not (tc.any() or tr.any()) else \
         "feature_extreme_fixed_direction"
     return Attacker(init, step, params, name)
+
+
+# =============================================================================================
+# the learning adversaries of the experiments, as stateful attackers
+# =============================================================================================
+
+def _broadcast(msg, ctx):
+    """``[B, ...]`` per-sender messages -> ``[B, N, ...]``: every receiver gets the same."""
+    n = ctx.cooperative.shape[0]
+    return jnp.broadcast_to(msg[:, None], (msg.shape[0], n) + msg.shape[1:])
+
+
+def greedy_adversary() -> Attacker:
+    """The greedy adversary of the experiments (Figura, Lin, Liu, Gupta, Section V) in the
+    linear family: it fits the critic and the team-reward model to its *own* reward and sends
+    that fit to every receiver, ignoring everyone else.
+
+    In :func:`linear_actor_critic` a Byzantine agent's stored parameters are its own local steps
+    (step 2 of the module docstring; it never takes part in consensus), so the message is the
+    honest local-step value of the Byzantine agent itself: ``values[b]`` for every receiver.
+    Stateless. Works with any :class:`~decentral.resilient_ac.AttackContext`.
+
+    Example:
+        >>> greedy_adversary().name
+        'greedy'
+    """
+
+    def init(key, params, values, ctx):
+        del key, params, values, ctx
+        return ()
+
+    def step(key, state, params, t, values, ctx):
+        del key, params, t
+        return _broadcast(jnp.asarray(values)[ctx.byzantine], ctx), state
+
+    return Attacker(init, step, {}, "greedy")
+
+
+def faulty_adversary() -> Attacker:
+    """The faulty adversary of the experiments: it sends its *initial* parameters forever
+    (a frozen critic and team-reward model). Stateful: :meth:`~Attacker.init` keeps
+    ``values[b]`` of the values it is initialised with (the initial parameters, in
+    :func:`linear_actor_critic`), every step sends them to every receiver.
+
+    Example:
+        >>> faulty_adversary().name
+        'faulty'
+    """
+
+    def init(key, params, values, ctx):
+        del key, params
+        return jnp.asarray(values)[ctx.byzantine]
+
+    def step(key, state, params, t, values, ctx):
+        del key, params, t, values
+        return _broadcast(state, ctx), state
+
+    return Attacker(init, step, {}, "faulty")
+
+
+def malicious_adversary() -> Attacker:
+    """The malicious adversary of the experiments: it fits its critic and team-reward model to
+    *minus the mean cooperative reward* and sends that fit to every receiver, so that the
+    cooperative agents, if they average it in, minimise their return. Stateful, and it needs
+    the :class:`LinearAttackContext` that :func:`linear_actor_critic` passes.
+
+    State per Byzantine agent ``b``: its own parameter ``w_b`` (initialised to its initial
+    parameter) and, under the average-reward criterion, its own average ``mu_b``. With
+    ``rbar_c = mean_{j cooperative} r^j_{t+1}`` and the step's ``beta = beta_{v,t}``, each step
+    first moves ``w_b`` by the same local rule as an honest agent (step 2 of the module
+    docstring) with reward ``-rbar_c``, then sends the new ``w_b``:
+
+    * critic: ``w += beta (-rbar_c + gamma phi'^T w - phi^T w) phi`` (average reward:
+      ``-rbar_c - mu_b + phi'^T w - phi^T w``, then ``mu_b <- (1 - beta) mu_b - beta rbar_c``);
+    * team-reward model: ``w += beta (-rbar_c - f^T w) f``;
+    * average reward (scalar): ``w <- (1 - beta) w - beta rbar_c``.
+
+    Example:
+        >>> malicious_adversary().name
+        'malicious'
+    """
+
+    def init(key, params, values, ctx):
+        del key, params
+        w = jnp.asarray(values)[ctx.byzantine]
+        return w, jnp.zeros(w.shape[:1], w.dtype)
+
+    def step(key, state, params, t, values, ctx):
+        del key, params, t, values
+        if ctx.rewards is None or ctx.step_size is None:
+            raise ValueError("malicious_adversary needs a LinearAttackContext with this step's "
+                             "rewards and step size (the linear actor-critic passes them).")
+        w, mu = state
+        coop = ctx.cooperative
+        rbar = jnp.sum(jnp.where(coop, ctx.rewards, 0)) / jnp.maximum(jnp.sum(coop), 1)
+        r = (-rbar).astype(w.dtype)
+        beta = jnp.asarray(ctx.step_size, w.dtype)
+        if w.ndim == 1:                                             # the average reward
+            w = (1 - beta) * w + beta * r
+        elif ctx.next_feature is not None:                          # the critic
+            w, _ = jax.vmap(local_critic_step, in_axes=(0, None, None, None, None, None,
+                                                        None if ctx.discount is not None
+                                                        else 0))(
+                w, ctx.feature, ctx.next_feature, r, ctx.discount, beta,
+                None if ctx.discount is not None else mu)
+            if ctx.discount is None:
+                mu = (1 - beta) * mu + beta * r
+        else:                                                       # the team-reward model
+            w = jax.vmap(local_reward_step, in_axes=(0, None, None, None))(w, ctx.feature, r,
+                                                                           beta)
+        return _broadcast(w, ctx), (w, mu)
+
+    return Attacker(init, step, {}, "malicious")
+
+
+#: The learning adversaries of the experiments, by name.
+ADVERSARIES = {"greedy": greedy_adversary, "faulty": faulty_adversary,
+               "malicious": malicious_adversary}
 
 
 # =============================================================================================
@@ -927,8 +1054,10 @@ def linear_actor_critic(graph, *, H: int, byzantine: Sequence[int] = (),
                                  "with linear_params(mdp)).")
         return M
 
-    def _ctx(table, feature, target):
-        return LinearAttackContext(table, byz_arr, coop, feature, jnp.int32(target))
+    def _ctx(table, feature, target, rewards=None, next_feature=None, step_size=None,
+             discount=None):
+        return LinearAttackContext(table, byz_arr, coop, feature, jnp.int32(target), rewards,
+                                   next_feature, step_size, discount)
 
     def init(key, params: LinearACParams) -> LinearACState:
         _shapes(params)
@@ -951,13 +1080,15 @@ def linear_actor_critic(graph, *, H: int, byzantine: Sequence[int] = (),
                       attacker.init(k_a, ap, mu, _ctx(table, jnp.ones((), dtype), 2)))
         return LinearACState(s0, v, lam, jnp.asarray(params.policy0), mu, astate)
 
-    def _combine(table, own, msgs_honest, feature, beta, astate, params, key, t, target):
+    def _combine(table, own, msgs_honest, feature, beta, astate, params, key, t, target,
+                 rewards, next_feature=None):
         """Gather, replace the Byzantine messages, aggregate; the new values ``[N, ...]``."""
         gathered = gather(table, msgs_honest)                            # [N, K, ...]
         if attacked:
             ap = attacker.params if params.attacker is None else params.attacker
-            sent, astate = attacker.step(key, astate, ap, t, msgs_honest,
-                                         _ctx(table, feature, target))
+            ctx = _ctx(table, feature, target, rewards, next_feature, beta,
+                       None if average else params.discount)
+            sent, astate = attacker.step(key, astate, ap, t, msgs_honest, ctx)
             want = (len(byz),) + msgs_honest.shape
             if tuple(sent.shape) != want:
                 raise ValueError(f"attacker {attacker.name!r} returned messages of shape "
@@ -1002,16 +1133,16 @@ def linear_actor_critic(graph, *, H: int, byzantine: Sequence[int] = (),
         table = _graph(t, k_graph, params)
         ast = state.attacker if attacked else ((), (), ())
         v_new, a1 = _combine(table, state.critic, v_loc, phi, beta_v, ast[0], params, k_a1, t,
-                             TARGET_CRITIC)
+                             TARGET_CRITIC, rewards, phi_next)
         lam_new, a2 = _combine(table, state.team_reward, lam_loc, f, beta_v, ast[1], params,
-                               k_a2, t, TARGET_TEAM_REWARD)
+                               k_a2, t, TARGET_TEAM_REWARD, rewards)
         a3 = ast[2]
         mu_loc = mu_new = state.average_reward
         if average:
             mu_loc = (1 - beta_v) * state.average_reward + beta_v * rewards
             mu_new, a3 = _combine(table, state.average_reward, mu_loc,
                                   jnp.ones((), mu_loc.dtype), beta_v, ast[2], params, k_a3, t,
-                                  TARGET_AVERAGE_REWARD)
+                                  TARGET_AVERAGE_REWARD, rewards)
         theta = state.policy
         team_td = jnp.zeros_like(rewards)
         if actor:
