@@ -67,7 +67,9 @@ from jax.sharding import PartitionSpec as P
 from benchmarks import BenchResult, Timing, _ratio, cost_text, jax_config, measure, tree_nbytes
 from benchmarks.bench_bandits import bench_bandits
 from benchmarks.bench_consensus_sa import bench_consensus_sa
+from benchmarks.bench_gridworld import bench_env_steps
 from benchmarks.bench_resilient_ac import bench_resilient_ac
+from benchmarks.bench_resilient_linear import bench_linear_updates
 from decentral.consensus import consensus, consensus_params
 from decentral.devices import cpu_core_count
 from decentral.graphs import (
@@ -136,6 +138,9 @@ SIZES: dict[str, dict[str, dict[str, Any]]] = {
                                  loop_steps=(500, 2000)),
         "resilient_ac.wmsr": dict(S=16, N=1000, K=16, d=64, H=2, deg=(8, 15),
                                   loop_seeds=(4, 16)),
+        "resilient_ac.gridworld_steps": dict(S=256, E=50, loop_seeds=4),
+        "resilient_ac.linear_updates": dict(S=64, N=5, d=8, T=10_000, states=10,
+                                            loop_steps=(200, 1000), check_steps=50),
         "bandits.dec_ucb": dict(S=100, N=50, M=10, T=10_000, edge_prob=0.5, ref_seeds=2,
                                 ref_steps=(500, 1000), check_T=500, check_seeds=(50, 10)),
     },
@@ -155,6 +160,9 @@ SIZES: dict[str, dict[str, dict[str, Any]]] = {
                                  loop_steps=(200, 800)),
         "resilient_ac.wmsr": dict(S=4, N=1000, K=16, d=64, H=2, deg=(8, 15),
                                   loop_seeds=(1, 4)),
+        "resilient_ac.gridworld_steps": dict(S=64, E=20, loop_seeds=2),
+        "resilient_ac.linear_updates": dict(S=16, N=5, d=8, T=2_000, states=10,
+                                            loop_steps=(100, 400), check_steps=50),
         "bandits.dec_ucb": dict(S=20, N=50, M=10, T=1000, edge_prob=0.5, ref_seeds=1,
                                 ref_steps=(250, 500), check_T=200, check_seeds=(20, 4)),
     },
@@ -171,6 +179,9 @@ SIZES: dict[str, dict[str, dict[str, Any]]] = {
         "consensus_sa.td0": dict(S=4, N=6, d=3, T=50, states=4, loop_seeds=1,
                                  loop_steps=(10, 20)),
         "resilient_ac.wmsr": dict(S=2, N=8, K=6, d=3, H=1, deg=(2, 5), loop_seeds=(1, 2)),
+        "resilient_ac.gridworld_steps": dict(S=2, E=2, loop_seeds=1, variants=("v2",)),
+        "resilient_ac.linear_updates": dict(S=2, N=3, d=2, T=20, states=3, loop_steps=(10, 20),
+                                            check_steps=10),
         "bandits.dec_ucb": dict(S=4, N=6, M=3, T=50, edge_prob=0.5, ref_seeds=1,
                                 ref_steps=(10, 20), check_T=30, check_seeds=(8, 4)),
     },
@@ -961,6 +972,8 @@ BENCHMARKS: dict[str, Callable[..., list[BenchResult]]] = {
     "memory.records": bench_memory,
     "consensus_sa.td0": bench_consensus_sa,
     "resilient_ac.wmsr": bench_resilient_ac,
+    "resilient_ac.gridworld_steps": bench_env_steps,
+    "resilient_ac.linear_updates": bench_linear_updates,
     "bandits.dec_ucb": bench_bandits,
 }
 """Benchmark id -> function; ``--only`` selects ids by substring."""

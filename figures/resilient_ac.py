@@ -277,3 +277,170 @@ def hull_under_attack(ctx: FigureContext) -> FigureOutput:
                                  base_seed=ctx.base_seed)
     fig, _ = draw_hull(data, parameters)
     return FigureOutput(fig, data, parameters)
+
+
+# ---------------------------------------------------------------------------------------------
+# learning experiments (grid world): returns per scenario and H, estimated vs true returns
+# ---------------------------------------------------------------------------------------------
+
+def _learning_runs(version: str, variant: str, seeds, episodes, specs):
+    from decentral.resilient_ac.experiments import run_runs
+
+    return run_runs(specs, version=version, variant=variant, seeds=seeds, episodes=episodes,
+                    progress=False)
+
+
+def _result_data(res) -> dict[str, np.ndarray]:
+    return {"coop_return": res.coop_return, "adversary_return": res.adversary_return,
+            "estimate": res.estimate}
+
+
+def draw_v1_returns(panels: dict, label: str):
+    """Eight panels (rows H = 0, 1; columns the scenarios): mean coop return (blue) and
+    adversary return (red) per episode, from
+    :func:`decentral.resilient_ac.experiments.v1_panel_arrays`. Returns ``(fig, axes)``."""
+    from decentral.resilient_ac.experiments import SCENARIOS
+
+    fig, axes = plt.subplots(2, 4, figsize=(16, 7), sharex=True, sharey=True)
+    for j, s in enumerate(SCENARIOS):
+        for i, h in enumerate((0, 1)):
+            ax = axes[i, j]
+            if (s, h) not in panels:
+                ax.set_visible(False)
+                continue
+            ep, coop, adv = panels[(s, h)]
+            if np.any(np.isfinite(adv)):
+                ax.plot(ep, adv, color="tab:red", lw=0.6, label="Adversary")
+            ax.plot(ep, coop, color="tab:blue", lw=0.6, label="Coop. agents")
+            ax.set_title(f"{s}, H = {h}")
+            if i == 1:
+                ax.set_xlabel("episode")
+            if j == 0:
+                ax.set_ylabel("discounted return")
+    axes[0, -1].legend(loc="lower right")
+    fig.suptitle(f"RPBCAC grid world ({label}, experiment graph): mean over seeds")
+    fig.tight_layout()
+    return fig, axes
+
+
+def draw_v2_estimates(panels: dict, label: str, drop: int = 500, window: int = 200):
+    """Panels per (scenario, H): "Estimated" (blue), "True" (green), "True (global)" (red),
+    from :func:`decentral.resilient_ac.experiments.v2_panel_arrays`. Returns ``(fig, axes)``."""
+    from decentral.resilient_ac.experiments import SCENARIOS
+
+    fig, axes = plt.subplots(2, 4, figsize=(16, 7), sharex=True)
+    for j, s in enumerate(SCENARIOS):
+        for i, h in enumerate((0, 1)):
+            ax = axes[i, j]
+            p = panels.get((s, h))
+            if p is None:
+                ax.set_visible(False)
+                continue
+            ax.plot(p["episode"], p["estimated"], color="tab:blue", label="Estimated")
+            ax.plot(p["episode"], p["true"], color="tab:green", label="True")
+            if p["true_global"] is not None:
+                ax.plot(p["episode"], p["true_global"], color="tab:red", label="True (global)")
+            ax.set_title(f"{s}, H = {h}")
+            if i == 1:
+                ax.set_xlabel(f"episode (both phases, first {drop} of each dropped)")
+    axes[0, 0].legend(loc="lower right")
+    fig.suptitle(f"RPBCAC grid world ({label}, experiment graph): mean over seeds, rolling "
+                 f"mean ({window})")
+    fig.tight_layout()
+    return fig, axes
+
+
+@figure("resilient_ac_learning.v1_returns",
+        title="Grid world, v1 protocol: cooperative and adversary returns for the four "
+              "scenarios at H = 0 (plain averaging) and H = 1 (W-MSR), v1-corrected",
+        paper=f"{PAPER}; the 8 return panels of the v1 experiments; claims "
+              "resilient_ac.learning_*")
+def v1_returns(ctx: FigureContext) -> FigureOutput:
+    """Sizes: tiny 1 seed x 100 episodes, quick 2 x 1000, full 5 x 10 000 (paper)."""
+    from decentral.resilient_ac.experiments import SCENARIOS, default_seeds, v1_panel_arrays
+
+    seeds = default_seeds("v1")[:ctx.pick(tiny=1, quick=2, full=5)]
+    episodes = ctx.pick(tiny=100, quick=1000, full=10_000)
+    specs = [(s, h, False) for s in SCENARIOS for h in (0, 1)]
+    res = _learning_runs("v1", "corrected", seeds, episodes, specs)
+    fig, _ = draw_v1_returns(v1_panel_arrays(res), res.config["variant"])
+    return FigureOutput(fig, _result_data(res), res.config)
+
+
+@figure("resilient_ac_learning.v2_estimates",
+        title="Grid world, v2 protocol: estimated (critic) vs true cooperative return and the "
+              "oracle's (global reward) return, four scenarios x H, v2-corrected",
+        paper=f"{PAPER}; the Estimated / True / True (global) panels of the later code; claims "
+              "resilient_ac.learning_estimate_bias, resilient_ac.learning_oracle_upper")
+def v2_estimates(ctx: FigureContext) -> FigureOutput:
+    """Sizes: tiny 1 seed x 2 x 100 episodes, quick 2 x 2 x 600, full 3 x 2 x 4000 (paper)."""
+    from decentral.resilient_ac.experiments import SCENARIOS, default_seeds, v2_panel_arrays
+
+    seeds = default_seeds("v2")[:ctx.pick(tiny=1, quick=2, full=3)]
+    episodes = ctx.pick(tiny=100, quick=600, full=4000)
+    specs = [(s, h, o) for s in SCENARIOS for h in (0, 1) for o in (False, True)]
+    res = _learning_runs("v2", "corrected", seeds, episodes, specs)
+    drop = ctx.pick(tiny=20, quick=100, full=500)
+    window = ctx.pick(tiny=20, quick=100, full=200)
+    fig, _ = draw_v2_estimates(v2_panel_arrays(res, drop=drop, window=window),
+                               res.config["variant"], drop, window)
+    return FigureOutput(fig, _result_data(res), {**res.config, "drop": drop, "window": window})
+
+
+# ---------------------------------------------------------------------------------------------
+# Example 1 (linear function approximation): projection vs element-wise trimming
+# ---------------------------------------------------------------------------------------------
+
+EXAMPLE1_VARIANTS = ("projection", "trimmed", "mean")
+
+
+def draw_example1(data: dict[str, np.ndarray], variants=EXAMPLE1_VARIANTS):
+    """Rows: the consensus variants; columns: the two states. Each panel draws every cooperative
+    agent's team-reward estimate ``f(s)^T lambda^i_t`` (seed mean, thin lines), the cooperative
+    hull ``[min_j r^j(s), max_j r^j(s)]`` (shaded) and the team average (dashed). Returns
+    ``(fig, axes)``."""
+    steps, hull, avg = data["steps"], data["hull"], data["team_average"]
+    S = hull.shape[1]
+    fig, axes = plt.subplots(len(variants), S, figsize=(5.5 * S, 2.8 * len(variants)),
+                             sharex=True, squeeze=False)
+    for i, v in enumerate(variants):
+        est = data[f"estimates/{v}"]                                   # [seeds, R, 4, S]
+        for s in range(S):
+            ax = axes[i, s]
+            ax.axhspan(hull[0, s], hull[1, s], color="0.85", label="cooperative hull")
+            ax.axhline(avg[s], color="k", ls="--", lw=0.8, label="team average")
+            for a in range(est.shape[2]):
+                ax.plot(steps, est[:, :, a, s].mean(0), lw=0.8, label=f"agent {a}")
+            excess = np.maximum(est[..., s] - hull[1, s], hull[0, s] - est[..., s])
+            ax.set_title(f"{v}, state {s}: final max outside hull "
+                         f"{max(float(excess[:, -1].max()), 0.0):.3f}", fontsize=9)
+            if s == 0:
+                ax.set_ylabel("estimate of r̄(s)")
+            if i == len(variants) - 1:
+                ax.set_xlabel("iteration")
+    axes[0, -1].legend(loc="best", fontsize=7)
+    fig.suptitle("Example 1 (reconstruction): team-reward estimates under the "
+                 "per-coordinate-extreme attack, agent 4 Byzantine, K5, fixed policy")
+    fig.tight_layout()
+    return fig, axes
+
+
+@figure("resilient_ac.example1_estimates",
+        title="Example 1: the projection-based consensus keeps the team-reward estimates in the "
+              "cooperative hull; element-wise trimming and plain averaging leave it",
+        paper=f"{PAPER}; Example 1 and its figures (our reconstruction: two states, 2-dimensional "
+              "features); claim resilient_ac.linear_projection_beats_elementwise")
+def example1_estimates(ctx: FigureContext) -> FigureOutput:
+    """Sizes: tiny 2 seeds x 200 steps, quick 4 x 4000, full 16 x 20 000."""
+    from decentral.resilient_ac.linear import example1_figure_data
+
+    seeds = [ctx.base_seed + k for k in range(ctx.pick(tiny=2, quick=4, full=16))]
+    num_steps = ctx.pick(tiny=200, quick=4000, full=20_000)
+    record_every = ctx.pick(tiny=10, quick=40, full=100)
+    data = example1_figure_data(num_steps=num_steps, seeds=seeds, record_every=record_every,
+                                variants=EXAMPLE1_VARIANTS)
+    fig, _ = draw_example1(data)
+    parameters = {"seeds": seeds, "num_steps": num_steps, "record_every": record_every,
+                  "variants": list(EXAMPLE1_VARIANTS), "graph": "complete(5)", "H": 1,
+                  "byzantine": [4], "attack": "example1_attacker('mean_feature', 1.0)"}
+    return FigureOutput(fig, data, parameters)

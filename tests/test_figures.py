@@ -407,3 +407,22 @@ def test_bandit_block_system_runs_each_block_as_its_own_policy(x64):
     W, c, where = fb.block_system([fb.dec_ucb_block(adj, 2), fb.ucb1_block(6)])
     blocks = pulls(dec_ucb(W, theorem=1), DecUCBParams(c))
     np.testing.assert_array_equal(blocks[:, where[1]], pulls(ucb1(), n=12)[:, where[1]])
+
+
+def test_resilient_example1_figure_projection_inside_trimmed_outside(resilient_run):
+    _, out, _ = resilient_run
+    fid = "resilient_ac.example1_estimates"
+    assert (out / f"{fid}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    arrays, meta = load_results(out / fid)
+    params = meta["config"]["parameters"]
+    S, R = len(params["seeds"]), len(arrays["steps"])
+    hull, avg = arrays["hull"], arrays["team_average"]
+    assert np.all(hull[0] <= avg) and np.all(avg <= hull[1])
+    excess = {}
+    for v in ("projection", "trimmed", "mean"):
+        est = arrays[f"estimates/{v}"]
+        assert est.shape == (S, R, 4, 2) and np.all(np.isfinite(est))
+        excess[v] = float(np.maximum(est[:, -1] - hull[1], hull[0] - est[:, -1]).max())
+    # even at the tiny size the projection keeps every final estimate in the cooperative
+    # hull while the element-wise trimmed mean is pushed out of it
+    assert excess["projection"] <= 1e-9 and excess["trimmed"] > 0.05, excess
