@@ -323,7 +323,8 @@ def check_environment_facts(envs: Mapping[str, GridWorld] | None = None, *,
                  "coincide; v1 reward in [-1.1, 0]; normalized coordinates have mean 0 and "
                  "std 1 under uniform positions; action encodings as documented",
        source=f"{FLL}, the experiments' grid world (as in the authors' code, "
-              "mfigura/Resilient-consensus-based-MARL v1 61b07cf, v2 f10f863)",
+              "mfigura/Resilient-consensus-based-MARL v1 61b07cf, v2 f10f863); "
+              "docs/resilient_learning.md#environment",
        kind=Kind.EXACT)
 def _environment_facts(ctx: CheckContext) -> Outcome:
     return check_environment_facts(num_random=200_000 if ctx.full else 20_000,

@@ -254,7 +254,9 @@ def experiment_runs(ctx: CheckContext) -> list[dict]:
     Returns one dict per configuration: label, version, variant, graph, ``levels`` ((scenario,
     H) -> window levels of the private-reward runs), ``oracle`` ((scenario, H) -> levels of
     the oracle runs), seeds, episodes, seconds. With ``ctx.out_dir`` the per-episode arrays
-    are saved (``resilient_learning-<label>.npz`` / ``.json``) for the figures.
+    are saved (``resilient_learning-<label>.npz`` / ``.json``) for the figures, and ``--full``
+    runs are checkpointed in ``<out>/checkpoints/``: rerunning the same command after an
+    interruption resumes them.
     """
     configs = FULL if ctx.full else QUICK
     out = []
@@ -269,9 +271,16 @@ def experiment_runs(ctx: CheckContext) -> list[dict]:
             specs = SPECS_V1 if cfg["version"] == "v1" else SPECS_V2
             if seeds is not None and ctx.base_seed:
                 seeds = tuple(s + ctx.base_seed for s in seeds)
+            # --full runs take hours: they are checkpointed chunk by chunk under the output
+            # folder, so an interrupted run resumes where it stopped (bit-identically)
+            ckpt = None
+            if ctx.full and ctx.out_dir is not None:
+                tag = (f"resilient_learning-{_label(cfg).replace('/', '-')}"
+                       f"-seeds{ctx.seeds or 'paper'}-base{ctx.base_seed}")
+                ckpt = str(ctx.out_dir / "checkpoints" / tag)
             res = run_runs(specs, version=cfg["version"], variant=cfg["variant"],
                            graph=cfg["graph"], seeds=seeds, episodes=cfg["episodes"],
-                           progress=False)
+                           progress=False, checkpoint_dir=ckpt)
             first, last = WINDOWS[cfg["version"]]
             E = res.config["episodes_per_phase"]
             lv = summary_levels(res, min(first, E // 3), min(last, E // 3))

@@ -185,17 +185,40 @@ def test_necessity_pass_and_fails_without_trimming_or_on_a_robust_graph():
 
 
 def test_claims_registered_with_docs_sources():
-    from proofs_checks.registry import REGISTRY
+    import pathlib
 
+    from proofs_checks.registry import REGISTRY, discover
+
+    discover()
     ids = sorted(k for k in REGISTRY if k.startswith("resilient_ac."))
     assert ids == sorted(["resilient_ac.experiment_graph_robustness",
                           "resilient_ac.aggregator_identities", "resilient_ac.hull_property",
                           "resilient_ac.projection_identities",
                           "resilient_ac.batch_output_step", "resilient_ac.wmsr_invariance",
                           "resilient_ac.plain_average_captured",
-                          "resilient_ac.necessity_two_clusters"])
+                          "resilient_ac.necessity_two_clusters",
+                          "resilient_ac.environment_facts",
+                          "resilient_ac.linear_bounded_team_reward",
+                          "resilient_ac.linear_bounded_critic",
+                          "resilient_ac.linear_projection_beats_elementwise",
+                          "resilient_ac.linear_two_time_scales",
+                          "resilient_ac.learning_h1_beats_h0", "resilient_ac.learning_h0_stalls",
+                          "resilient_ac.learning_estimate_bias",
+                          "resilient_ac.learning_cooperative_cost",
+                          "resilient_ac.learning_oracle_upper"])
+    root = pathlib.Path(__file__).resolve().parents[1]
+    pages = ("docs/resilient.md", "docs/resilient_linear.md", "docs/resilient_learning.md")
     for k in ids:
-        assert "docs/resilient.md" in REGISTRY[k].source, k
+        cited = [p for p in pages if p in REGISTRY[k].source]
+        assert cited, k
+        for p in cited:                            # every cited anchor exists in its page
+            text = (root / p).read_text()
+            for anchor in REGISTRY[k].source.split(p + "#")[1:]:
+                anchor = anchor.split()[0].rstrip(";,.)")
+                heads = {"-".join("".join(c for c in line.lstrip("#").strip().lower()
+                                          if c.isalnum() or c in " -").split())
+                         for line in text.splitlines() if line.startswith("#")}
+                assert anchor in heads, (k, p, anchor)
 
 
 def test_quick_claim_runs_through_the_context():
