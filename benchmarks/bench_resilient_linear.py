@@ -27,9 +27,9 @@ and numpy both in float64) eventually branch differently at such a tie; in the b
 the first branch comes after about 100 steps.
 
 Example:
-    >>> rows = bench_linear_updates(S=2, N=3, d=2, T=20, states=3,  # doctest: +SKIP
+    >>> rows = bench_linear_updates(S=2, N=3, d=2, T=20, states=3,
     ...                             loop_steps=(10, 20), check_steps=10, repeats=1)
-    >>> [r.variant.split(",")[0] for r in rows], all(r.agree for r in rows)  # doctest: +SKIP
+    >>> [r.variant.split(",")[0] for r in rows], all(r.agree for r in rows)
     (['including compilation', 'compiled'], True)
 """
 
