@@ -224,6 +224,18 @@ def _check_H(H) -> int:
     return int(H)
 
 
+def _byzantine_layout(n: int, byz) -> tuple[jax.Array, jax.Array, jax.Array]:
+    """``(cooperative [N] bool, slot [N] int32, byzantine [B] int32)``: the cooperative mask,
+    each agent's row in the attacker's ``[B, N, ...]`` messages (-1 for cooperative agents)
+    and the Byzantine indices in message order."""
+    coop = np.ones(n, bool)
+    coop[list(byz)] = False
+    slot = -np.ones(n, np.int32)
+    slot[list(byz)] = np.arange(len(byz), dtype=np.int32)
+    return (jnp.asarray(coop), jnp.asarray(slot),
+            jnp.asarray(np.asarray(byz, np.int32).reshape(-1)))
+
+
 def _check_byzantine(byzantine, n: int) -> tuple[int, ...]:
     try:
         byz = [int(b) for b in np.asarray(byzantine, dtype=object).reshape(-1)]
@@ -281,12 +293,7 @@ def resilient_consensus(graphs, H: int, byzantine: Sequence[int], attacker: Atta
     if check:
         check_hypotheses(seq, H, byz, check_robustness=check_robustness)
     n = seq.n
-    coop_np = np.ones(n, bool)
-    coop_np[list(byz)] = False
-    slot_np = -np.ones(n, np.int32)
-    slot_np[list(byz)] = np.arange(len(byz), dtype=np.int32)
-    coop, slot = jnp.asarray(coop_np), jnp.asarray(slot_np)
-    byz_arr = jnp.asarray(np.asarray(byz, np.int32).reshape(-1))
+    coop, slot, byz_arr = _byzantine_layout(n, byz)
     per_seed = seq.form == "random" and not seq.shared_across_seeds
     no_attack = attacker is None or not byz
 

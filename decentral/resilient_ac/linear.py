@@ -89,7 +89,13 @@ from decentral.schedules import StepSize, polynomial, satisfies_robbins_monro, v
 
 from .aggregators import get_aggregator
 from .attackers import Attacker, receiver_views, replace_byzantine_messages
-from .consensus import _as_sequence, _check_byzantine, _check_H, check_hypotheses
+from .consensus import (
+    _as_sequence,
+    _byzantine_layout,
+    _check_byzantine,
+    _check_H,
+    check_hypotheses,
+)
 from .projection import projection_step
 
 __all__ = [
@@ -1021,12 +1027,7 @@ def linear_actor_critic(graph, *, H: int, byzantine: Sequence[int] = (),
     if check:
         check_hypotheses(seq, H, byz, check_robustness=check_robustness)
     n = seq.n
-    coop_np = np.ones(n, bool)
-    coop_np[list(byz)] = False
-    slot_np = -np.ones(n, np.int32)
-    slot_np[list(byz)] = np.arange(len(byz), dtype=np.int32)
-    coop, slot = jnp.asarray(coop_np), jnp.asarray(slot_np)
-    byz_arr = jnp.asarray(np.asarray(byz, np.int32).reshape(-1))
+    coop, slot, byz_arr = _byzantine_layout(n, byz)
     per_seed = seq.form == "random" and not seq.shared_across_seeds
     attacked = attacker is not None and bool(byz)
     average = criterion == "average"
