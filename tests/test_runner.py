@@ -215,6 +215,25 @@ def test_compiles_once_across_chunks_and_calls():
     assert len(_TRACES) == 2  # a shorter last chunk compiles once more (documented)
 
 
+def test_cpu_compiler_options_reach_the_compiler_and_keep_the_numbers():
+    legacy = WALK.replace(cpu_compiler_options={"xla_cpu_use_fusion_emitters": False})
+    assert legacy.cpu_compiler_options == (("xla_cpu_use_fusion_emitters", False),)
+    assert hash(legacy) != hash(WALK) and legacy != WALK       # its own compiled programs
+    kw = dict(seeds=[0, 4], num_steps=30, record_every=3, record_fn=_record_x)
+    a, b = run(legacy, P0, **kw), run(WALK, P0, **kw)
+    np.testing.assert_allclose(a.records, b.records, rtol=1e-6, atol=1e-6)
+    # the options are passed on: XLA refuses an unknown one (CPU devices here)
+    bogus = WALK.replace(cpu_compiler_options={"xla_no_such_option_for_a_test": True})
+    with pytest.raises(Exception, match="xla_no_such_option_for_a_test"):
+        run(bogus, P0, seeds=[0], num_steps=3)
+
+
+@pytest.mark.parametrize("options", [{1: True}, {"xla_x": [1]}, [("a", 1, 2)], "xla_x"])
+def test_cpu_compiler_options_bad_input(options):
+    with pytest.raises(ValueError, match="cpu_compiler_options"):
+        Algorithm(_walk_init, _walk_step, name="walk", cpu_compiler_options=options)
+
+
 # ------------------------------------------------------------------------------------------
 # bad input
 # ------------------------------------------------------------------------------------------

@@ -203,6 +203,12 @@ class Algorithm:
             checkpoint fingerprint, so resuming with another graph, problem array or option is
             refused with the differing field named. Factories fill it; a hand-written algorithm
             may leave it None: the runner then fingerprints the values its functions reach.
+        cpu_compiler_options: XLA options (``{name: value}``, stored as sorted pairs) the
+            runner compiles this algorithm's programs with when they run on CPU devices (on
+            other backends they are ignored), e.g. ``{"xla_cpu_use_fusion_emitters": False}``
+            where XLA's older loop emitters compile and run a family's step faster. They
+            change how XLA emits code, not what it computes, so they are not part of the
+            checkpoint fingerprint. Default: none (XLA's defaults).
 
     ``Algorithm`` is frozen and hashable (the runner's compile cache is keyed by it).
 
@@ -221,6 +227,7 @@ class Algorithm:
     version: str = "0"
     max_horizon: int | None = None
     config: Any = None
+    cpu_compiler_options: Any = ()
 
     def __post_init__(self):
         if not callable(self.init) or not callable(self.step):
@@ -228,6 +235,8 @@ class Algorithm:
         if not isinstance(self.name, str) or not self.name:
             raise ValueError(f"Algorithm.name must be a non-empty str; got {self.name!r}.")
         object.__setattr__(self, "version", str(self.version))
+        object.__setattr__(self, "cpu_compiler_options",
+                           _compiler_options(self.cpu_compiler_options))
         if self.config is not None and not isinstance(self.config, FrozenConfig):
             if not isinstance(self.config, Mapping):
                 raise ValueError(f"Algorithm.config must be a mapping (JSON-like dict) or None; "
@@ -249,6 +258,21 @@ class Algorithm:
     def replace(self, **changes) -> Algorithm:
         """A copy with some fields changed (``dataclasses.replace``)."""
         return dataclasses.replace(self, **changes)
+
+
+def _compiler_options(options) -> tuple:
+    """``{name: value}`` or pairs -> sorted ``((name, value), ...)`` (hashable), checked."""
+    if options is None:
+        return ()
+    pairs = list(options.items()) if isinstance(options, Mapping) else list(options)
+    out = []
+    for pair in pairs:
+        if not (isinstance(pair, tuple) and len(pair) == 2 and isinstance(pair[0], str)
+                and isinstance(pair[1], bool | int | float | str)):
+            raise ValueError(f"Algorithm.cpu_compiler_options must map XLA option names (str) "
+                             f"to bool, int, float or str values; got {pair!r}.")
+        out.append(pair)
+    return tuple(sorted(out))
 
 
 class RunResult(NamedTuple):

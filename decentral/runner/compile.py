@@ -189,10 +189,13 @@ def _build(algorithm, opts: Options, mesh) -> Compiled:
         locate_v = jax.vmap(locate_v, in_axes=(None, 0, axes, None, None, None))
 
     static = (5,) if opts.record_every is not None else ()
+    on_cpu = all(d.platform == "cpu" for d in mesh.devices.flat)
+    own = (dict(algorithm.cpu_compiler_options) if on_cpu else {}) or None
     return Compiled(
-        jax.jit(init_v, out_shardings=batched),
-        jax.jit(chunk_v, static_argnums=static, out_shardings=batched),
-        jax.jit(locate_v),
+        jax.jit(init_v, out_shardings=batched, compiler_options=own),
+        jax.jit(chunk_v, static_argnums=static, out_shardings=batched,
+                compiler_options=own),
+        jax.jit(locate_v, compiler_options=own),
     )
 
 

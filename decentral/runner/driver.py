@@ -146,6 +146,15 @@ def run(
                       devices, on_divergence).go(checkpoint_dir, progress, on_chunk_end)
 
 
+def _device_leaf(x):
+    """A params leaf ready for ``jax.device_put``: arrays and scalars as they are (numpy ones go
+    straight to the devices; ``jnp.asarray`` of a numpy value would compile a small program per
+    shape first), anything else through ``jnp.asarray``. Same dtypes and weak types either way."""
+    if isinstance(x, (jax.Array, np.ndarray, np.generic, bool, int, float, complex)):
+        return x
+    return jnp.asarray(x)
+
+
 class _Execution:
     """The device-side state of one :func:`run` call."""
 
@@ -167,7 +176,7 @@ class _Execution:
         self.batched = NamedSharding(mesh, P(None, "seeds") if plan.sweep else P("seeds"))
         replicated = NamedSharding(mesh, P())
         self.seeds_dev = jax.device_put(padded.astype(np.uint32), NamedSharding(mesh, P("seeds")))
-        self.params_dev = jax.device_put(jax.tree_util.tree_map(jnp.asarray, params), replicated)
+        self.params_dev = jax.device_put(jax.tree_util.tree_map(_device_leaf, params), replicated)
         self.xs_dev = None if plan.xs is None else jax.device_put(plan.xs, replicated)
         opts = Options(record_fn, plan.record_every, plan.params_axes, record_context,
                        check_records)

@@ -106,7 +106,8 @@ def _coerce_algorithm(algorithm) -> Algorithm:
         )
     return Algorithm(algorithm.init, algorithm.step, str(algorithm.name),
                      str(getattr(algorithm, "version", "0")),
-                     getattr(algorithm, "max_horizon", None), getattr(algorithm, "config", None))
+                     getattr(algorithm, "max_horizon", None), getattr(algorithm, "config", None),
+                     getattr(algorithm, "cpu_compiler_options", ()))
 
 
 def _record_schedule(num_steps, record_every, record_at, record_initial):
