@@ -11,7 +11,9 @@ S seeds, float32, run with :func:`decentral.bandits.evaluate` (its default recor
   (building the policy, then ``evaluate``: tracing, compilation and the run) is the headline
   row, *wall-clock including compilation*; the same call repeated (compiled) is the second row,
   and ``compile`` = first call minus that median. Python and JAX start-up of the child are
-  reported apart (``extra["child_start_s"]``).
+  reported apart (``extra["child_start_s"]``), and so is importing ``decentral.bandits``
+  (``extra["import_s"]``, part of the start-up): it happens before the clock starts, as a
+  script's imports do (the reference's numpy is imported before its clock too).
 * reference: numpy written the usual way (:func:`numpy_dec_ucb`): Python loops over seeds, time
   and agents; per agent the forced-exploration check ``n <= m - M`` (a uniform pick among those
   arms) or the argmax of ``z + sqrt(3 ln t / (|N_i| n))``, a Bernoulli reward from numpy's
@@ -298,6 +300,10 @@ def child_main(spec: dict[str, Any]) -> None:
     if "jax_enable_compilation_cache" in jax.config.values:
         jax.config.update("jax_enable_compilation_cache", False)
     kwargs, repeats = spec["kwargs"], int(spec["repeats"])
+    start = time.perf_counter()
+    import decentral.bandits  # noqa: F401  (imported before the clock, as numpy is)
+    import decentral.graphs  # noqa: F401
+    import_s = time.perf_counter() - start
     ready = time.perf_counter()
     res = library_run(**kwargs)
     first = time.perf_counter() - ready
@@ -307,7 +313,8 @@ def child_main(spec: dict[str, Any]) -> None:
         res = library_run(**kwargs)
         times.append(time.perf_counter() - start)
     T = kwargs["T"]
-    out = {"first_s": first, "times_s": times, "devices": len(jax.devices()),
+    out = {"first_s": first, "times_s": times, "import_s": import_s,
+           "devices": len(jax.devices()),
            "device": device_summary(), "prng_impl": str(jax.config.jax_default_prng_impl),
            "enable_x64": bool(jax.config.jax_enable_x64),
            "dtype": str(np.asarray(res.final_state.policy.z).dtype),
@@ -462,6 +469,7 @@ def bench_bandits(*, S: int, N: int, M: int, T: int, edge_prob: float, ref_seeds
                   f"numpy {check['ref_mean']:.2f}+-{check['ref_se']:.2f} ({check_seeds[1]} "
                   f"seeds), {check['z_score']:.1f} SE (<= 3)")
     extra = dict(first_s=first, median_s=median, steady_times_s=times, compile_s=compile_s,
+                 import_s=child.get("import_s"),
                  child_wall_s=child["wall_s"],
                  child_start_s=max(child["wall_s"] - first - sum(times), 0.0),
                  device=child["device"], parent_device=device_summary(),
