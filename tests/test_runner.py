@@ -382,6 +382,9 @@ def test_checkpoint_mismatch_refused(tmp_path):
         run(WALK, P0, checkpoint_dir=tmp_path, **_ckpt_kwargs(num_steps=72))
     with pytest.raises(ValueError, match="seeds"):
         run(WALK, P0, checkpoint_dir=tmp_path, **_ckpt_kwargs(seeds=[0, 1, 3]))
+    legacy = WALK.replace(cpu_compiler_options={"xla_cpu_use_fusion_emitters": False})
+    with pytest.raises(ValueError, match="cpu_compiler_options"):
+        run(legacy, P0, checkpoint_dir=tmp_path, **_ckpt_kwargs())
 
 
 def test_corrupted_checkpoint_refused(tmp_path):

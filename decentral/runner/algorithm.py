@@ -206,9 +206,10 @@ class Algorithm:
         cpu_compiler_options: XLA options (``{name: value}``, stored as sorted pairs) the
             runner compiles this algorithm's programs with when they run on CPU devices (on
             other backends they are ignored), e.g. ``{"xla_cpu_use_fusion_emitters": False}``
-            where XLA's older loop emitters compile and run a family's step faster. They
-            change how XLA emits code, not what it computes, so they are not part of the
-            checkpoint fingerprint. Default: none (XLA's defaults).
+            where XLA's older loop emitters compile and run a family's step faster. Options
+            choose how XLA emits code; some (optimisation levels) can move float results in
+            the last bits, so non-empty options enter the checkpoint fingerprint and a resume
+            with other options is refused. Default: none (XLA's defaults).
 
     ``Algorithm`` is frozen and hashable (the runner's compile cache is keyed by it).
 

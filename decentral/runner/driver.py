@@ -387,6 +387,8 @@ class _Execution:
                           "max_horizon": alg.max_horizon,
                           "config": None if alg.config is None else alg.config.to_json()},
             "functions": functions,
+            **({"cpu_compiler_options": [list(p) for p in alg.cpu_compiler_options]}
+               if alg.cpu_compiler_options else {}),
             "num_steps": plan.num_steps,
             "record_every": plan.record_every,
             "record_steps": hash_tree(record_steps) if plan.record_every is None else None,
