@@ -19,11 +19,16 @@ All five claims read one set of learning runs (computed once per process and siz
   cores (measured per-update costs in the docs page). The experiment graph is only 2-robust,
   below the 3-robust (2H + 1) hypothesis of the paper; K5 is 3-robust.
 
-Every judge (``judge_*``) takes the window levels explicitly, so tests plant reversed orderings
-and see FAIL. Faithful variants must also land within 0.5 of the authors' logged levels
-(:data:`~decentral.resilient_ac.experiments.V1_LOGGED`,
-:data:`~decentral.resilient_ac.experiments.V2_LOGGED`); corrected variants report levels and
-orderings only. Windows: v1 first 500 / last 1000 episodes, v2 first 200 / last 500 of the
+Every judge (``judge_*``) takes the per-seed window means explicitly, so tests plant
+reversed orderings and see FAIL. Each ordering or threshold is one check judged from a 95 %
+Student-t interval over seeds (differences of two runs paired by seed: the runs of one
+configuration share seeds, environment streams and targets): PASS when the interval lies on the
+claimed side, FAIL when it lies wholly on the other, INCONCLUSIVE when it straddles the
+threshold; a claim is the worst of its checks. Faithful variants must also land within 0.5 of
+the authors' logged levels (:data:`~decentral.resilient_ac.experiments.V1_LOGGED`,
+:data:`~decentral.resilient_ac.experiments.V2_LOGGED`), judged the same way (the interval of
+the seed mean inside logged ± 0.5); corrected variants report levels and orderings only.
+Windows: v1 first 500 / last 1000 episodes, v2 first 200 / last 500 of the
 second phase (as the logged tables); shorter runs use a third of the run for each window.
 Details and the logged numbers: ``docs/resilient_learning.md``.
 """
@@ -33,6 +38,8 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
+import numpy as np
+
 from decentral.resilient_ac.experiments import (
     SCENARIOS,
     V1_LOGGED,
@@ -40,7 +47,15 @@ from decentral.resilient_ac.experiments import (
     run_runs,
     summary_levels,
 )
-from decentral.verify import CheckContext, Kind, Outcome, Verdict, combine_verdicts
+from decentral.verify import (
+    CheckContext,
+    Kind,
+    Outcome,
+    Verdict,
+    clt_ci,
+    combine_verdicts,
+    judge_interval,
+)
 
 from .registry import claim
 
@@ -60,6 +75,15 @@ EST_GAP = 1.0
 EST_TRACK = 0.8
 #: Claim 17: |coop(H = 1) - coop(H = 0)| <= COOP_COST without adversary.
 COOP_COST = 0.15
+
+#: Every check of claims 14-18 is judged from a Student-t interval over seeds at this level
+#: (paired by seed for differences of two runs): PASS when the interval lies on the claimed
+#: side, FAIL when it lies wholly on the other, INCONCLUSIVE when it straddles the threshold.
+#: Per check, not corrected for the several checks of a claim (union bound: a claim of k
+#: checks that all hold has at most k x 5 % chance of a false FAIL, under normal seed noise).
+CONFIDENCE = 0.95
+_RULE = (f" [each check: {CONFIDENCE:.0%} Student-t interval over seeds, paired by seed; "
+         "PASS inside, FAIL wholly outside, INCONCLUSIVE when it straddles]")
 
 #: (first, last) window lengths per version, as the logged tables.
 WINDOWS = {"v1": (500, 1000), "v2": (200, 500)}
@@ -91,90 +115,136 @@ def _gate(seeds, min_seeds, episodes, min_episodes) -> str | None:
     return None
 
 
-def _devs(levels, logged, keys) -> dict:
-    """``"scenario H=h quantity" -> measured - logged`` for the listed (key, quantity, index)."""
+def _seeds(x, what: str) -> np.ndarray:
+    """Per-seed values as a 1-D float array; a clear error otherwise."""
+    arr = np.asarray(x, np.float64)
+    if arr.ndim != 1 or arr.size < 1:
+        raise ValueError(f"{what}: expected per-seed values (a 1-D array, one window mean "
+                         f"per seed), got shape {arr.shape}.")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{what}: per-seed values must be finite, got {arr.tolist()}.")
+    return arr
+
+
+def interval_check(values, accept_lo: float = -math.inf, accept_hi: float = math.inf, *,
+                   what: str = "value") -> dict:
+    """One check of a learning claim: "the seed mean of ``values`` lies in [accept_lo,
+    accept_hi]", judged from the Student-t interval at :data:`CONFIDENCE` over seeds.
+
+    ``values`` holds one number per seed: a window mean, or a paired difference of two runs
+    with the same seed (same environment streams and targets). PASS if the whole interval lies
+    in the accepted range, FAIL if it lies wholly outside, INCONCLUSIVE if it straddles an end
+    (the difference is inside the seed noise). One seed gives no interval: INCONCLUSIVE.
+
+    Returns:
+        ``{"verdict", "mean", "ci": [lo, hi], "seeds"}``.
+    """
+    arr = _seeds(values, what)
+    if arr.size < 2:                     # one seed: no interval, no verdict
+        return {"verdict": str(Verdict.INCONCLUSIVE), "mean": round(float(arr[0]), 4),
+                "ci": None, "seeds": 1}
+    mean, lo, hi = clt_ci(arr, CONFIDENCE)
+    verdict = judge_interval(lo, hi, accept_lo, accept_hi, what=what)
+    return {"verdict": str(verdict), "mean": round(float(mean), 4),
+            "ci": [round(float(lo), 4), round(float(hi), 4)], "seeds": int(arr.size)}
+
+
+def _level_checks(levels, logged, keys, tol: float = LEVEL_TOL) -> dict:
+    """Faithful variants: ``"level scenario H=h quantity"`` -> the interval check of the seed
+    mean against ``logged ± tol``, for the listed ((scenario, H), quantity, index in the
+    logged tuple) whose logged value exists."""
     if logged is None:
         return {}
     out = {}
     for (s, h), q, idx in keys:
         ref = logged.get((s, h))
-        got = levels.get((s, h), {}).get(q)
-        if ref is None or ref[idx] is None or got is None or not math.isfinite(got):
+        if ref is None or ref[idx] is None:
             continue
-        out[f"{s} H={h} {q}"] = round(got - ref[idx], 4)
+        name = f"level {s} H={h} {q} (logged {ref[idx]:+.2f} ± {tol})"
+        out[name] = interval_check(levels[(s, h)][q], ref[idx] - tol, ref[idx] + tol,
+                                   what=name)
     return out
 
 
-def _outcome(checks: dict, devs: dict, gate: str | None, measured: dict, descriptions: dict,
-             threshold: str, size: str, level_tol: float = LEVEL_TOL) -> Outcome:
-    order_ok = all(checks.values())
-    bad_levels = {k: v for k, v in devs.items() if abs(v) > level_tol}
-    if gate is not None:
-        verdict = Verdict.INCONCLUSIVE
-    else:
-        verdict = Verdict.PASS if order_ok and not bad_levels else Verdict.FAIL
-    failed = [k for k, ok in checks.items() if not ok] + [f"level {k} off by {v:+.2f}"
-                                                          for k, v in bad_levels.items()]
-    measured = {**measured, "checks": checks, "level_deviations": devs, "failed": failed}
+def _outcome(checks: dict, gate: str | None, measured: dict, descriptions: dict,
+             threshold: str, size: str) -> Outcome:
+    """Claim verdict from its interval checks: INCONCLUSIVE below the paper's size, otherwise
+    the worst check (any FAIL -> FAIL, else any INCONCLUSIVE -> INCONCLUSIVE, else PASS)."""
+    verdicts = [c["verdict"] for c in checks.values()]
+    verdict = Verdict.INCONCLUSIVE if gate is not None else combine_verdicts(verdicts)
+    measured = {**measured, "checks": checks,
+                "failed": [k for k, c in checks.items() if c["verdict"] == "FAIL"],
+                "undecided": [k for k, c in checks.items() if c["verdict"] == "INCONCLUSIVE"]}
     descriptions = {**descriptions,
-                    "checks": "each ordering of the claim and whether it held",
-                    "level_deviations": "measured minus logged level (faithful variants only)",
-                    "failed": "orderings that did not hold and levels off by more than "
-                              f"{level_tol}"}
-    return Outcome(verdict, measured, threshold, details=gate or "", size=size,
+                    "checks": f"each check: seed mean and {CONFIDENCE:.0%} Student-t interval "
+                              "over seeds (paired by seed for differences) and its verdict",
+                    "failed": "checks whose interval lies wholly on the wrong side",
+                    "undecided": "checks whose interval straddles the threshold (inside the "
+                                 "seed noise)"}
+    return Outcome(verdict, measured, threshold + _RULE, details=gate or "", size=size,
                    headline=list(measured)[:3], descriptions=descriptions)
+
+
+def _diff(a, b, what):
+    return _seeds(a, what) - _seeds(b, what)
 
 
 def judge_h1_beats_h0(levels: Mapping, *, seeds: int, min_seeds: int, episodes=None,
                       min_episodes=None, logged=None, size: str = "") -> Outcome:
-    """Claim 14: for every adversary, coop(last window, H = 1) > coop(last window, H = 0).
+    """Claim 14: for every adversary, coop(last window, H = 1) > coop(last window, H = 0),
+    judged on the paired per-seed differences (lower end of the interval > 0).
 
-    ``levels``: ``(scenario, H) -> {"coop_last", ...}``; ``logged``: the authors' table
-    (faithful variants: every coop_last within :data:`LEVEL_TOL`)."""
-    diff = {s: levels[(s, 1)]["coop_last"] - levels[(s, 0)]["coop_last"] for s in ADVERSARIES}
-    checks = {f"{s}: coop H=1 > H=0": bool(d > 0) for s, d in diff.items()}
-    q = 1
-    devs = _devs(levels, logged, [((s, h), "coop_last", q) for s in ADVERSARIES
-                                  for h in (0, 1)])
-    measured = {"min_gain_h1_minus_h0": min(diff.values()),
-                **{f"{s}_coop_h0": levels[(s, 0)]["coop_last"] for s in ADVERSARIES},
-                **{f"{s}_coop_h1": levels[(s, 1)]["coop_last"] for s in ADVERSARIES},
-                "gain_h1_minus_h0": diff}
+    ``levels``: ``(scenario, H) -> {"coop_last": per-seed values, ...}``; ``logged``: the
+    authors' table (faithful variants: every coop_last within :data:`LEVEL_TOL`)."""
+    checks, gains = {}, {}
+    for s in ADVERSARIES:
+        name = f"{s}: coop H=1 - H=0 > 0"
+        checks[name] = interval_check(_diff(levels[(s, 1)]["coop_last"],
+                                            levels[(s, 0)]["coop_last"], name), 0.0,
+                                      what=name)
+        gains[s] = checks[name]["mean"]
+    checks.update(_level_checks(levels, logged, [((s, h), "coop_last", 1) for s in ADVERSARIES
+                                                 for h in (0, 1)]))
+    measured = {"min_gain_h1_minus_h0": min(gains.values()),
+                **{f"{s}_coop_h0": _mean(levels[(s, 0)]["coop_last"]) for s in ADVERSARIES},
+                **{f"{s}_coop_h1": _mean(levels[(s, 1)]["coop_last"]) for s in ADVERSARIES},
+                "gain_h1_minus_h0": gains}
     desc = {"min_gain_h1_minus_h0": "min over adversaries of coop(H=1) - coop(H=0), last "
-                                    "window, discounted return",
-            "gain_h1_minus_h0": "per adversary"}
+                                    "window, discounted return (seed mean)",
+            "gain_h1_minus_h0": "per adversary (seed mean of the paired differences)"}
     for s in ADVERSARIES:
         desc[f"{s}_coop_h0"] = f"{s}: mean coop return, last window, H = 0"
         desc[f"{s}_coop_h1"] = f"{s}: mean coop return, last window, H = 1"
-    return _outcome(checks, devs, _gate(seeds, min_seeds, episodes, min_episodes), measured,
-                    desc, "coop(H=1) > coop(H=0) for greedy, faulty and malicious (last "
-                    f"window); faithful: levels within {LEVEL_TOL} of the logs", size)
+    return _outcome(checks, _gate(seeds, min_seeds, episodes, min_episodes), measured,
+                    desc, "coop(H=1) - coop(H=0) > 0 for greedy, faulty and malicious (last "
+                    f"window, paired by seed); faithful: levels within {LEVEL_TOL} of the logs",
+                    size)
 
 
 def judge_h0_stalls(levels: Mapping, *, seeds: int, min_seeds: int, episodes=None,
                     min_episodes=None, logged=None, logged_index=None, size: str = "") -> Outcome:
-    """Claim 15: at H = 0 with a malicious or faulty agent, coop(last) - coop(first) <=
-    :data:`COOP_NO_GAIN` while adversary(last) - adversary(first) >= :data:`ADVERSARY_GAIN`.
-    ``logged_index``: positions of (coop first, coop last, adversary first, adversary last)
-    in the logged tuples (v1 default)."""
+    """Claim 15: at H = 0 with a malicious or faulty agent, the per-seed coop gain
+    coop(last) - coop(first) is <= :data:`COOP_NO_GAIN` and the adversary's gain is >=
+    :data:`ADVERSARY_GAIN` (interval checks). ``logged_index``: positions of (coop first, coop
+    last, adversary first, adversary last) in the logged tuples (v1 default)."""
     idx = logged_index or (0, 1, 2, 3)
     checks, measured, desc = {}, {}, {}
     for s in ("malicious", "faulty"):
         L = levels[(s, 0)]
-        dc = L["coop_last"] - L["coop_first"]
-        da = L["adversary_last"] - L["adversary_first"]
-        checks[f"{s}: coop gain <= {COOP_NO_GAIN}"] = bool(dc <= COOP_NO_GAIN)
-        checks[f"{s}: adversary gain >= {ADVERSARY_GAIN}"] = bool(da >= ADVERSARY_GAIN)
-        measured[f"{s}_coop_gain"] = dc
-        measured[f"{s}_adversary_gain"] = da
+        nc, na = f"{s}: coop gain <= {COOP_NO_GAIN}", f"{s}: adversary gain >= {ADVERSARY_GAIN}"
+        checks[nc] = interval_check(_diff(L["coop_last"], L["coop_first"], nc),
+                                    accept_hi=COOP_NO_GAIN, what=nc)
+        checks[na] = interval_check(_diff(L["adversary_last"], L["adversary_first"], na),
+                                    ADVERSARY_GAIN, what=na)
+        measured[f"{s}_coop_gain"] = checks[nc]["mean"]
+        measured[f"{s}_adversary_gain"] = checks[na]["mean"]
         desc[f"{s}_coop_gain"] = f"{s}, H = 0: coop return last window minus first window"
         desc[f"{s}_adversary_gain"] = f"{s}, H = 0: adversary return last minus first window"
-    quantities = [q for q, i in zip(("coop_first", "coop_last", "adversary_first",
-                                     "adversary_last"), idx, strict=True) if i is not None]
-    keys = [((s, 0), q, i) for s in ("malicious", "faulty")
-            for q, i in zip(quantities, [i for i in idx if i is not None], strict=True)]
-    devs = _devs(levels, logged, keys)
-    return _outcome(checks, devs, _gate(seeds, min_seeds, episodes, min_episodes), measured,
+    quantities = ("coop_first", "coop_last", "adversary_first", "adversary_last")
+    checks.update(_level_checks(levels, logged, [((s, 0), q, i) for s in ("malicious", "faulty")
+                                                 for q, i in zip(quantities, idx, strict=True)
+                                                 if i is not None]))
+    return _outcome(checks, _gate(seeds, min_seeds, episodes, min_episodes), measured,
                     desc, f"H = 0, malicious and faulty: coop gain <= {COOP_NO_GAIN} and "
                     f"adversary gain >= {ADVERSARY_GAIN}; faithful: levels within {LEVEL_TOL}",
                     size)
@@ -183,25 +253,30 @@ def judge_h0_stalls(levels: Mapping, *, seeds: int, min_seeds: int, episodes=Non
 def judge_estimate(levels: Mapping, *, seeds: int, min_seeds: int, episodes=None,
                    min_episodes=None, logged=None, est_index: int = 4, size: str = "") -> Outcome:
     """Claim 16: malicious at H = 0: Est > 0 and Est - True >= :data:`EST_GAP`; every run at
-    H = 1: |Est - True| < :data:`EST_TRACK` (last window)."""
+    H = 1: |Est - True| < :data:`EST_TRACK` (last window; interval checks, Est - True paired
+    within each seed)."""
     m = levels[("malicious", 0)]
-    checks = {"malicious H=0: Est > 0": bool(m["est_last"] > 0),
-              f"malicious H=0: Est - True >= {EST_GAP}":
-                  bool(m["est_last"] - m["coop_last"] >= EST_GAP)}
+    n_pos, n_gap = "malicious H=0: Est > 0", f"malicious H=0: Est - True >= {EST_GAP}"
+    checks = {n_pos: interval_check(m["est_last"], 0.0, what=n_pos),
+              n_gap: interval_check(_diff(m["est_last"], m["coop_last"], n_gap), EST_GAP,
+                                    what=n_gap)}
     gaps = {}
     for s in SCENARIOS:
         L = levels[(s, 1)]
-        gaps[s] = L["est_last"] - L["coop_last"]
-        checks[f"{s} H=1: |Est - True| < {EST_TRACK}"] = bool(abs(gaps[s]) < EST_TRACK)
-    devs = _devs(levels, logged, [(("malicious", 0), "est_last", est_index)]
-                 + [((s, 1), "est_last", est_index) for s in SCENARIOS])
-    measured = {"malicious_h0_est": m["est_last"], "malicious_h0_true": m["coop_last"],
+        name = f"{s} H=1: |Est - True| < {EST_TRACK}"
+        checks[name] = interval_check(_diff(L["est_last"], L["coop_last"], name), -EST_TRACK,
+                                      EST_TRACK, what=name)
+        gaps[s] = checks[name]["mean"]
+    checks.update(_level_checks(levels, logged, [(("malicious", 0), "est_last", est_index)]
+                                + [((s, 1), "est_last", est_index) for s in SCENARIOS]))
+    measured = {"malicious_h0_est": _mean(m["est_last"]),
+                "malicious_h0_true": _mean(m["coop_last"]),
                 "max_abs_gap_h1": max(abs(v) for v in gaps.values()), "gaps_h1": gaps}
     desc = {"malicious_h0_est": "malicious, H = 0: Est (mean cooperative V_i(s0)), last window",
             "malicious_h0_true": "malicious, H = 0: coop return, last window",
             "max_abs_gap_h1": "max over scenarios at H = 1 of |Est - True|, last window",
-            "gaps_h1": "Est - True per scenario at H = 1"}
-    return _outcome(checks, devs, _gate(seeds, min_seeds, episodes, min_episodes), measured,
+            "gaps_h1": "Est - True per scenario at H = 1 (seed mean)"}
+    return _outcome(checks, _gate(seeds, min_seeds, episodes, min_episodes), measured,
                     desc, f"malicious H=0: Est > 0 and Est - True >= {EST_GAP}; H=1: "
                     f"|Est - True| < {EST_TRACK} everywhere; faithful: Est within {LEVEL_TOL}",
                     size)
@@ -209,35 +284,54 @@ def judge_estimate(levels: Mapping, *, seeds: int, min_seeds: int, episodes=None
 
 def judge_cooperative_cost(levels: Mapping, *, seeds: int, min_seeds: int, episodes=None,
                            min_episodes=None, logged=None, size: str = "") -> Outcome:
-    """Claim 17: without adversary |coop(H = 1) - coop(H = 0)| <= :data:`COOP_COST`."""
+    """Claim 17: without adversary |coop(H = 1) - coop(H = 0)| <= :data:`COOP_COST`: the
+    interval of the paired differences inside [-COOP_COST, COOP_COST]."""
     h0, h1 = levels[("cooperative", 0)]["coop_last"], levels[("cooperative", 1)]["coop_last"]
-    checks = {f"|coop(H=1) - coop(H=0)| <= {COOP_COST}": bool(abs(h1 - h0) <= COOP_COST)}
-    devs = _devs(levels, logged, [(("cooperative", h), "coop_last", 1) for h in (0, 1)])
-    measured = {"cost_h0_minus_h1": h0 - h1, "coop_h0": h0, "coop_h1": h1}
+    name = f"|coop(H=1) - coop(H=0)| <= {COOP_COST}"
+    checks = {name: interval_check(_diff(h1, h0, name), -COOP_COST, COOP_COST, what=name)}
+    checks.update(_level_checks(levels, logged, [(("cooperative", h), "coop_last", 1)
+                                                 for h in (0, 1)]))
+    measured = {"cost_h0_minus_h1": -checks[name]["mean"], "coop_h0": _mean(h0),
+                "coop_h1": _mean(h1)}
     desc = {"cost_h0_minus_h1": "all-cooperative: coop(H=0) - coop(H=1), last window",
             "coop_h0": "all-cooperative, H = 0: coop return, last window",
             "coop_h1": "all-cooperative, H = 1: coop return, last window"}
-    return _outcome(checks, devs, _gate(seeds, min_seeds, episodes, min_episodes), measured,
+    return _outcome(checks, _gate(seeds, min_seeds, episodes, min_episodes), measured,
                     desc, f"|coop(H=1) - coop(H=0)| <= {COOP_COST} without adversary; "
                     f"faithful: levels within {LEVEL_TOL}", size)
 
 
-def judge_oracle(oracle_level: float, private: Mapping[str, float], *, seeds: int,
-                 min_seeds: int, episodes=None, min_episodes=None, logged_oracle=None,
-                 size: str = "") -> Outcome:
-    """Claim 18: the oracle's coop return (cooperative agents given r_coop) >= every listed
-    private-reward run's (last window)."""
-    checks = {f"oracle >= {k}": bool(oracle_level >= v) for k, v in private.items()}
-    devs = {} if logged_oracle is None else {"oracle coop_last": round(oracle_level
-                                                                        - logged_oracle, 4)}
-    measured = {"oracle_coop": oracle_level, "best_private": max(private.values()),
-                "private": dict(private)}
+def judge_oracle(oracle, private: Mapping, *, seeds: int, min_seeds: int, episodes=None,
+                 min_episodes=None, logged_oracle=None, size: str = "") -> Outcome:
+    """Claim 18: the oracle's coop return (cooperative agents given r_coop) is at least every
+    listed private-reward run's (last window): per-seed paired differences oracle - private,
+    PASS when every interval lies above 0, FAIL when one lies below 0; a tie within the seed
+    noise is INCONCLUSIVE (in v1 the all-cooperative H = 0 run estimates the same team reward
+    as the oracle, so that pair can only tie).
+
+    ``oracle``: per-seed last-window coop returns of the oracle run; ``private``: name ->
+    per-seed values of the private-reward runs (same seeds)."""
+    checks = {}
+    for k, v in private.items():
+        name = f"oracle - {k} >= 0"
+        checks[name] = interval_check(_diff(oracle, v, name), 0.0, what=name)
+    if logged_oracle is not None:
+        name = f"level oracle coop_last (logged {logged_oracle:+.2f} ± {LEVEL_TOL})"
+        checks[name] = interval_check(oracle, logged_oracle - LEVEL_TOL,
+                                      logged_oracle + LEVEL_TOL, what=name)
+    measured = {"oracle_coop": _mean(oracle),
+                "best_private": max(_mean(v) for v in private.values()),
+                "private": {k: _mean(v) for k, v in private.items()}}
     desc = {"oracle_coop": "oracle run (cooperative scenario), coop return, last window",
             "best_private": "largest coop return of the private-reward runs compared",
             "private": "coop return, last window, per private-reward run"}
-    return _outcome(checks, devs, _gate(seeds, min_seeds, episodes, min_episodes), measured,
-                    desc, f"oracle >= every private-reward run; faithful: oracle level within "
-                    f"{LEVEL_TOL}", size)
+    return _outcome(checks, _gate(seeds, min_seeds, episodes, min_episodes), measured,
+                    desc, f"oracle - private > 0 for every private-reward run (paired by "
+                    f"seed); faithful: oracle level within {LEVEL_TOL}", size)
+
+
+def _mean(x) -> float:
+    return round(float(np.mean(np.asarray(x, np.float64))), 4)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -252,8 +346,8 @@ def experiment_runs(ctx: CheckContext) -> list[dict]:
     """Run (or fetch from this process's cache) the learning runs of ``ctx``'s size.
 
     Returns one dict per configuration: label, version, variant, graph, ``levels`` ((scenario,
-    H) -> window levels of the private-reward runs), ``oracle`` ((scenario, H) -> levels of
-    the oracle runs), seeds, episodes, seconds. With ``ctx.out_dir`` the per-episode arrays
+    H) -> quantity -> per-seed window means of the private-reward runs), ``oracle`` (the same
+    for the oracle runs), seeds, episodes, seconds. With ``ctx.out_dir`` the per-episode arrays
     are saved (``resilient_learning-<label>.npz`` / ``.json``) for the figures, and ``--full``
     runs are checkpointed in ``<out>/checkpoints/``: rerunning the same command after an
     interruption resumes them.
@@ -281,9 +375,6 @@ def experiment_runs(ctx: CheckContext) -> list[dict]:
             res = run_runs(specs, version=cfg["version"], variant=cfg["variant"],
                            graph=cfg["graph"], seeds=seeds, episodes=cfg["episodes"],
                            progress=False, checkpoint_dir=ckpt)
-            first, last = WINDOWS[cfg["version"]]
-            E = res.config["episodes_per_phase"]
-            lv = summary_levels(res, min(first, E // 3), min(last, E // 3))
             if ctx.out_dir is not None:
                 from decentral.results import save_results
                 name = _label(cfg).replace("/", "-")
@@ -291,19 +382,54 @@ def experiment_runs(ctx: CheckContext) -> list[dict]:
                              {"coop_return": res.coop_return,
                               "adversary_return": res.adversary_return,
                               "estimate": res.estimate}, res.config)
-            _CACHE[key] = {
-                "label": f"{res.config['variant']}/{cfg['graph']}", "version": cfg["version"],
-                "variant": cfg["variant"], "graph": cfg["graph"],
-                "levels": {(s, h): v for (s, h, o), v in lv.items() if not o},
-                "oracle": {(s, h): v for (s, h, o), v in lv.items() if o},
-                "seeds": len(res.config["seeds"]), "episodes": res.config["episodes_per_phase"],
-                "phases": res.config["phases"], "seconds": round(res.seconds, 1)}
+            _CACHE[key] = _entry(res, cfg["variant"], cfg["graph"])
         out.append(_CACHE[key])
     return out
 
 
-def _per_config(ctx: CheckContext, judge) -> Outcome:
-    runs = experiment_runs(ctx)
+def _entry(res, variant: str, graph: str) -> dict:
+    """One configuration's result as the judges read it (see :func:`experiment_runs`)."""
+    cfg = res.config
+    version, E = cfg["version"], cfg["episodes_per_phase"]
+    first, last = WINDOWS[version]
+    lv = summary_levels(res, min(first, E // 3), min(last, E // 3))
+    return {"label": f"{cfg['variant']}/{graph}", "version": version, "variant": variant,
+            "graph": graph,
+            "levels": {(s, h): v["per_seed"] for (s, h, o), v in lv.items() if not o},
+            "oracle": {(s, h): v["per_seed"] for (s, h, o), v in lv.items() if o},
+            "seeds": len(cfg["seeds"]), "episodes": E, "phases": cfg["phases"],
+            "seconds": round(res.seconds, 1)}
+
+
+def judge_saved(path) -> dict[str, Outcome]:
+    """Re-judge the arrays a run saved (``<out>/resilient_learning-<label>`` without its
+    ``.npz`` / ``.json`` suffix) with this module's rules, without rerunning: claim id ->
+    :class:`~decentral.verify.Outcome` of that one configuration.
+
+    Example: ``judge_saved("proofs_checks/out/resilient_learning-v1-corrected-paper")``.
+    """
+    from decentral.resilient_ac.experiments import ExperimentResult
+    from decentral.results import load_results
+
+    arrays, meta = load_results(path)
+    cfg = meta.get("config", meta)
+    missing = {"version", "variant", "graph", "seeds", "episodes_per_phase",
+               "phases"} - set(cfg)
+    if missing or set(ExperimentResult._fields[:3]) - set(arrays):
+        raise ValueError(f"{path}: not a saved learning run of this module (config lacks "
+                         f"{sorted(missing)} or arrays lack coop_return / adversary_return / "
+                         "estimate).")
+    res = ExperimentResult(arrays["coop_return"], arrays["adversary_return"],
+                           arrays["estimate"], config=cfg, seconds=0.0)
+    variant = "faithful" if cfg["variant"].endswith("faithful") else "corrected"
+    graph = cfg["graph"] if isinstance(cfg["graph"], str) else "custom"
+    runs = [_entry(res, variant, graph)]
+    return {f"resilient_ac.{name}": _combine(runs, judge) for name, judge in _JUDGES.items()}
+
+
+def _combine(runs: list[dict], judge) -> Outcome:
+    """Judge every configuration with ``judge(run, logged, size kwargs)``; the claim's verdict
+    is the worst of the configurations'."""
     parts = {}
     for r in runs:
         need_s, need_e = NEEDED[r["version"]]
@@ -336,6 +462,41 @@ def _v2_or_v1(r) -> tuple:
     return ("v2", (0, 1, None, None), 2) if r["version"] == "v2" else ("v1", (0, 1, 2, 3), 4)
 
 
+def _run_h1_beats_h0(r, logged, kw):
+    return judge_h1_beats_h0(r["levels"], logged=logged, **kw)
+
+
+def _run_h0_stalls(r, logged, kw):
+    _, idx, _ = _v2_or_v1(r)
+    return judge_h0_stalls(r["levels"], logged=logged, logged_index=idx, **kw)
+
+
+def _run_estimate(r, logged, kw):
+    _, _, est_index = _v2_or_v1(r)
+    return judge_estimate(r["levels"], logged=logged, est_index=est_index, **kw)
+
+
+def _run_cooperative_cost(r, logged, kw):
+    return judge_cooperative_cost(r["levels"], logged=logged, **kw)
+
+
+def _run_oracle(r, logged, kw):
+    L = r["levels"]
+    private = {"cooperative H=0": L[("cooperative", 0)]["coop_last"],
+               "cooperative H=1": L[("cooperative", 1)]["coop_last"],
+               **{f"{s} H=1": L[(s, 1)]["coop_last"] for s in ADVERSARIES}}
+    orc = r["oracle"][("cooperative", 0)]["coop_last"]
+    ref = logged[("cooperative", 0)][3] if logged is V2_LOGGED else None
+    return judge_oracle(orc, private, logged_oracle=ref, **kw)
+
+
+#: claim name -> judge of one configuration's runs
+_JUDGES = {"learning_h1_beats_h0": _run_h1_beats_h0, "learning_h0_stalls": _run_h0_stalls,
+           "learning_estimate_bias": _run_estimate,
+           "learning_cooperative_cost": _run_cooperative_cost,
+           "learning_oracle_upper": _run_oracle}
+
+
 @claim("resilient_ac.learning_h1_beats_h0",
        statement="for every adversary type (greedy, faulty, malicious) the final cooperative "
                  "return with H = 1 exceeds that with H = 0 (plain averaging)",
@@ -343,9 +504,7 @@ def _v2_or_v1(r) -> tuple:
               f"levels in {DOCS}#logged-numbers",
        kind=Kind.STATISTICAL)
 def _h1_beats_h0(ctx: CheckContext) -> Outcome:
-    def judge(r, logged, kw):
-        return judge_h1_beats_h0(r["levels"], logged=logged, **kw)
-    return _per_config(ctx, judge)
+    return _combine(experiment_runs(ctx), _run_h1_beats_h0)
 
 
 @claim("resilient_ac.learning_h0_stalls",
@@ -354,10 +513,7 @@ def _h1_beats_h0(ctx: CheckContext) -> Outcome:
        source=f"{FLL}, grid-world experiments, H = 0 panels; {DOCS}#logged-numbers",
        kind=Kind.STATISTICAL)
 def _h0_stalls(ctx: CheckContext) -> Outcome:
-    def judge(r, logged, kw):
-        _, idx, _ = _v2_or_v1(r)
-        return judge_h0_stalls(r["levels"], logged=logged, logged_index=idx, **kw)
-    return _per_config(ctx, judge)
+    return _combine(experiment_runs(ctx), _run_h0_stalls)
 
 
 @claim("resilient_ac.learning_estimate_bias",
@@ -367,10 +523,7 @@ def _h0_stalls(ctx: CheckContext) -> Outcome:
        source=f"{FLL}, grid-world experiments (Estimated vs True); {DOCS}#logged-numbers",
        kind=Kind.STATISTICAL)
 def _estimate_bias(ctx: CheckContext) -> Outcome:
-    def judge(r, logged, kw):
-        _, _, est_index = _v2_or_v1(r)
-        return judge_estimate(r["levels"], logged=logged, est_index=est_index, **kw)
-    return _per_config(ctx, judge)
+    return _combine(experiment_runs(ctx), _run_estimate)
 
 
 @claim("resilient_ac.learning_cooperative_cost",
@@ -379,9 +532,7 @@ def _estimate_bias(ctx: CheckContext) -> Outcome:
        source=f"{FLL}, grid-world experiments, all-cooperative panels; {DOCS}#logged-numbers",
        kind=Kind.STATISTICAL)
 def _cooperative_cost(ctx: CheckContext) -> Outcome:
-    def judge(r, logged, kw):
-        return judge_cooperative_cost(r["levels"], logged=logged, **kw)
-    return _per_config(ctx, judge)
+    return _combine(experiment_runs(ctx), _run_cooperative_cost)
 
 
 @claim("resilient_ac.learning_oracle_upper",
@@ -393,17 +544,9 @@ def _cooperative_cost(ctx: CheckContext) -> Outcome:
               f"{DOCS}#logged-numbers",
        kind=Kind.STATISTICAL)
 def _oracle_upper(ctx: CheckContext) -> Outcome:
-    def judge(r, logged, kw):
-        L = r["levels"]
-        private = {"cooperative H=0": L[("cooperative", 0)]["coop_last"],
-                   "cooperative H=1": L[("cooperative", 1)]["coop_last"],
-                   **{f"{s} H=1": L[(s, 1)]["coop_last"] for s in ADVERSARIES}}
-        orc = r["oracle"][("cooperative", 0)]["coop_last"]
-        ref = logged[("cooperative", 0)][3] if logged is V2_LOGGED else None
-        return judge_oracle(orc, private, logged_oracle=ref, **kw)
-    return _per_config(ctx, judge)
+    return _combine(experiment_runs(ctx), _run_oracle)
 
 
-__all__ = ["judge_h1_beats_h0", "judge_h0_stalls", "judge_estimate", "judge_cooperative_cost",
-           "judge_oracle", "experiment_runs", "SPECS_V1", "SPECS_V2", "QUICK", "FULL",
-           "WINDOWS", "NEEDED"]
+__all__ = ["interval_check", "judge_h1_beats_h0", "judge_h0_stalls", "judge_estimate",
+           "judge_cooperative_cost", "judge_oracle", "experiment_runs", "judge_saved",
+           "SPECS_V1", "SPECS_V2", "QUICK", "FULL", "WINDOWS", "NEEDED", "CONFIDENCE"]

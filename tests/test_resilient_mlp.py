@@ -415,14 +415,40 @@ def test_rolling_and_window_means():
 # judges of the learning claims: negative controls
 # ------------------------------------------------------------------------------------------
 
-def _levels(coop_h0, coop_h1, adv=-2.0, est_h0=-2.0, est_h1=-3.0):
+_NOISE = np.array([-0.2, -0.1, 0.0, 0.1, 0.2])     # per-seed spread: t-interval +-0.20
+
+
+def _seeds(level, noise=_NOISE):
+    return level + noise
+
+
+def _levels(coop_h0, coop_h1, adv=-2.0, est_h0=-2.0, est_h1=-3.0, noise=_NOISE):
+    """Per-seed window means (5 seeds) around the given levels; the same per-seed noise in
+    every run, so paired differences are exact and only unpaired ones carry the spread."""
     lv = {}
     for s in ex.SCENARIOS:
         for h, c, e in ((0, coop_h0, est_h0), (1, coop_h1, est_h1)):
-            lv[(s, h)] = {"coop_first": -3.7, "coop_last": c, "adversary_first": -3.6,
-                          "adversary_last": None if s == "cooperative" else adv,
-                          "est_last": e, "coop_last_seeds": np.full(5, c)}
+            lv[(s, h)] = {"coop_first": _seeds(-3.7, noise), "coop_last": _seeds(c, noise),
+                          "adversary_first": _seeds(-3.6, noise),
+                          "adversary_last": _seeds(np.nan if s == "cooperative" else adv, noise),
+                          "est_last": _seeds(e, noise)}
     return lv
+
+
+def test_interval_check_judges_the_seed_interval():
+    # mean 1, sd 0.158, n 5: 95% t-interval 1 +- 2.776 * 0.0707 = [0.80, 1.20]
+    c = rl.interval_check(1.0 + _NOISE, 0.0)
+    assert c["verdict"] == "PASS" and c["ci"] == pytest.approx([0.8037, 1.1963], abs=1e-4)
+    assert rl.interval_check(1.0 + _NOISE, 0.9)["verdict"] == "INCONCLUSIVE"
+    assert rl.interval_check(1.0 + _NOISE, 1.3)["verdict"] == "FAIL"
+    assert rl.interval_check(1.0 + _NOISE, -0.5, 0.5)["verdict"] == "FAIL"
+    assert rl.interval_check(_NOISE, -0.5, 0.5)["verdict"] == "PASS"
+    assert rl.interval_check([1.0], 0.0) == {"verdict": "INCONCLUSIVE", "mean": 1.0,
+                                             "ci": None, "seeds": 1}
+    with pytest.raises(ValueError, match="per-seed values"):
+        rl.interval_check(1.0)
+    with pytest.raises(ValueError, match="finite"):
+        rl.interval_check([1.0, np.nan, 2.0])
 
 
 def test_judges_pass_on_planted_orderings_and_fail_when_reversed():
@@ -445,11 +471,88 @@ def test_judges_pass_on_planted_orderings_and_fail_when_reversed():
     assert rl.judge_cooperative_cost(_levels(-2.0, -2.6), seeds=5, min_seeds=3).verdict == \
         "FAIL"
     # claim 18: the oracle is an upper reference
-    assert rl.judge_oracle(-4.6, {"cooperative": -5.2, "greedy": -5.5}, seeds=5,
-                           min_seeds=3).verdict == "PASS"
-    assert rl.judge_oracle(-6.0, {"cooperative": -5.2}, seeds=5, min_seeds=3).verdict == "FAIL"
+    assert rl.judge_oracle(_seeds(-4.6), {"cooperative": _seeds(-5.2),
+                                          "greedy": _seeds(-5.5)},
+                           seeds=5, min_seeds=3).verdict == "PASS"
+    assert rl.judge_oracle(_seeds(-6.0), {"cooperative": _seeds(-5.2)}, seeds=5,
+                           min_seeds=3).verdict == "FAIL"
     # too few seeds or episodes: INCONCLUSIVE, never PASS
     assert rl.judge_h1_beats_h0(good, seeds=1, min_seeds=3).verdict == "INCONCLUSIVE"
+
+
+def test_judges_are_inconclusive_inside_the_seed_noise():
+    """The same mean orderings as above, but with per-seed differences whose spread covers
+    the threshold: no verdict either way."""
+    rng = np.random.default_rng(0)
+    wide = np.array([-1.5, 1.2, -0.4, 0.9, -0.2])        # paired differences straddle 0
+    lv = _levels(-3.0, -3.0)
+    for s in ex.SCENARIOS:
+        lv[(s, 1)]["coop_last"] = lv[(s, 0)]["coop_last"] + 0.1 + wide
+    out = rl.judge_h1_beats_h0(lv, seeds=5, min_seeds=3)
+    assert out.verdict == "INCONCLUSIVE"
+    assert out.measured["min_gain_h1_minus_h0"] > 0            # the means say "H = 1 better"
+    assert len(out.measured["undecided"]) == 3 and not out.measured["failed"]
+    # claim 17 with a mean cost of 0.1 (< 0.15) but a wide paired spread
+    assert rl.judge_cooperative_cost(lv, seeds=5, min_seeds=3).verdict == "INCONCLUSIVE"
+    # claim 18: an oracle tied with a private run (v1's cooperative H = 0) stays undecided
+    tie = _seeds(-1.9) + rng.normal(0, 0.01, 5)
+    out = rl.judge_oracle(_seeds(-1.9), {"cooperative H=0": tie, "cooperative H=1":
+                                         _seeds(-2.5)}, seeds=5, min_seeds=3)
+    assert out.verdict == "INCONCLUSIVE" and out.measured["undecided"] == [
+        "oracle - cooperative H=0 >= 0"]
+
+
+def test_faithful_levels_are_judged_against_the_logs():
+    """Faithful variants: the seed mean's interval against logged +- 0.5."""
+    logged = ex.V1_LOGGED
+    near = {(s, h): {q: _seeds(v) for q, v in zip(
+        ("coop_first", "coop_last", "adversary_first", "adversary_last", "est_last"),
+        [np.nan if x is None else x for x in logged[(s, h)]], strict=True)}
+        for s in ex.SCENARIOS for h in (0, 1)}
+    out = rl.judge_h1_beats_h0(near, seeds=5, min_seeds=3, logged=logged)
+    assert out.verdict == "PASS"
+    assert sum(k.startswith("level") for k in out.measured["checks"]) == 6
+    far = {k: {q: v - 1.0 if q == "coop_last" else v for q, v in d.items()}
+           for k, d in near.items()}
+    out = rl.judge_h1_beats_h0(far, seeds=5, min_seeds=3, logged=logged)
+    assert out.verdict == "FAIL"
+    assert all(k.startswith("level") for k in out.measured["failed"])
+    assert len(out.measured["failed"]) == 6
+
+
+def test_judge_saved_rejudges_saved_arrays(tmp_path):
+    """A planted paper-size v1 result (5 seeds x 10 000 episodes) saved as the claims save
+    it: H = 1 ends 1.0 above H = 0 for every adversary -> PASS; reversed -> FAIL."""
+    from decentral.results import save_results
+
+    specs = rl.SPECS_V1
+    S, E = 5, 10_000
+    rng = np.random.default_rng(1)
+
+    def save(gain, name):
+        coop = np.full((len(specs), S, E), -3.7) + rng.normal(0, 0.05, (len(specs), S, E))
+        for r, (s, h, _) in enumerate(specs):
+            if s != "cooperative" and h == 1:
+                coop[r, :, -1000:] += gain
+        adv = np.where(np.array([s == "cooperative" for s, _, _ in specs])[:, None, None],
+                       np.nan, -2.0)
+        cfg = {"version": "v1", "variant": "v1-corrected", "graph": "paper",
+               "scenarios": [s for s, _, _ in specs], "H": [h for _, h, _ in specs],
+               "oracle": [o for _, _, o in specs], "seeds": list(range(S)),
+               "episodes_per_phase": E, "phases": 1, "grid": False}
+        base = tmp_path / name
+        save_results(base, {"coop_return": coop, "adversary_return": adv + 0 * coop,
+                            "estimate": coop.copy()}, cfg)
+        return rl.judge_saved(base)
+
+    out = save(1.0, "good")
+    assert set(out) == {f"resilient_ac.learning_{k}" for k in (
+        "h1_beats_h0", "h0_stalls", "estimate_bias", "cooperative_cost", "oracle_upper")}
+    assert out["resilient_ac.learning_h1_beats_h0"].verdict == "PASS"
+    assert save(-1.0, "bad")["resilient_ac.learning_h1_beats_h0"].verdict == "FAIL"
+    save_results(tmp_path / "other", {"x": np.zeros(3)}, {"version": "v1"})
+    with pytest.raises(ValueError, match="not a saved learning run"):
+        rl.judge_saved(tmp_path / "other")
 
 
 def test_resolve_graph_accepts_adjacency_and_periodic_sequences():

@@ -735,23 +735,22 @@ def _flat(res: ExperimentResult):
 def summary_levels(res: ExperimentResult, first: int, last: int) -> dict:
     """Per run ``(scenario, H, oracle)``: coop / adversary / Est means over the first
     ``first`` episodes of the last phase and over the last ``last`` episodes (per seed, then
-    averaged over seeds), plus the per-seed last-window coop means (``coop_last_seeds``).
-    Windows longer than the run are clipped to it."""
+    averaged over seeds), and the same window means per seed under ``"per_seed"``
+    (quantity -> array ``[S]``, seeds in ``res.config["seeds"]`` order, so runs of one result
+    pair up seed by seed). Windows longer than the run are clipped to it."""
     cfg = res.config
     E = cfg["episodes_per_phase"]
     base = (cfg["phases"] - 1) * E
     first, last = min(first, E), min(last, E)
     specs, coop, adv, est = _flat(res)
+    windows = {"coop_first": (coop, base, base + first), "coop_last": (coop, -last, None),
+               "adversary_first": (adv, base, base + first),
+               "adversary_last": (adv, -last, None), "est_last": (est, -last, None)}
     out = {}
     for r, key in enumerate(specs):
-        def lvl(x, a, b, r=r):
-            return float(window_mean(x[r], a, b))
-        out[key] = {"coop_first": lvl(coop, base, base + first),
-                    "coop_last": lvl(coop, -last, None),
-                    "adversary_first": lvl(adv, base, base + first),
-                    "adversary_last": lvl(adv, -last, None),
-                    "est_last": lvl(est, -last, None),
-                    "coop_last_seeds": np.asarray(coop[r][:, -last:].mean(axis=-1))}
+        per_seed = {q: np.asarray(x[r][:, a:b], np.float64).mean(axis=-1)
+                    for q, (x, a, b) in windows.items()}
+        out[key] = {**{q: float(v.mean()) for q, v in per_seed.items()}, "per_seed": per_seed}
     return out
 
 
