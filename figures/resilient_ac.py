@@ -373,11 +373,12 @@ def v1_returns(ctx: FigureContext) -> FigureOutput:
         paper=f"{PAPER}; the Estimated / True / True (global) panels of the later code; claims "
               "resilient_ac.learning_estimate_bias, resilient_ac.learning_oracle_upper")
 def v2_estimates(ctx: FigureContext) -> FigureOutput:
-    """Sizes: tiny 1 seed x 2 x 100 episodes, quick 2 x 2 x 600, full 3 x 2 x 4000 (paper)."""
+    """Sizes: tiny 1 seed x 2 x 100 episodes, quick 2 x 2 x 300 (a preview, about 3 minutes
+    on 2 CPU cores), full 3 x 2 x 4000 (paper)."""
     from decentral.resilient_ac.experiments import SCENARIOS, default_seeds, v2_panel_arrays
 
     seeds = default_seeds("v2")[:ctx.pick(tiny=1, quick=2, full=3)]
-    episodes = ctx.pick(tiny=100, quick=600, full=4000)
+    episodes = ctx.pick(tiny=100, quick=300, full=4000)
     specs = [(s, h, o) for s in SCENARIOS for h in (0, 1) for o in (False, True)]
     res = _learning_runs("v2", "corrected", seeds, episodes, specs)
     drop = ctx.pick(tiny=20, quick=100, full=500)

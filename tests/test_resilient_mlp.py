@@ -5,6 +5,7 @@ collection, batching, input errors, and negative controls for the learning-claim
 
 from __future__ import annotations
 
+import functools
 import math
 
 import jax
@@ -12,8 +13,8 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
+from decentral.resilient_ac import Attacker, mlp
 from decentral.resilient_ac import experiments as ex
-from decentral.resilient_ac import mlp
 from proofs_checks import resilient_ac_learning as rl
 
 pytestmark = pytest.mark.usefixtures("x64_module")
@@ -268,6 +269,57 @@ def test_adversaries_in_one_epoch():
     # cooperative agents change, actors untouched
     assert not np.allclose(out.critic.w3[0], nets.critic.w3[0])
     assert np.array_equal(out.actor.w1, nets.actor.w1)
+
+
+def _echo_attacker():
+    """A custom MLP attacker: each receiver gets its *own* honest message back (a different
+    network per receiver), and the Byzantine agents' networks never change."""
+    def init(key, params, values, ctx):
+        return mlp.learning_adversaries(TINY).init(key, params, values, ctx)
+
+    def step(key, state, params, t, values, ctx):
+        S = ctx.byzantine.shape[0]
+        return jax.tree_util.tree_map(lambda v: jnp.broadcast_to(v[None], (S,) + v.shape),
+                                      values), state
+
+    return Attacker(init, step, {}, "echo")
+
+
+def test_custom_attacker_messages_reach_each_receiver():
+    nets = mlp.init_nets(jax.random.key(3), 5, 10, 15, 5, 4, shared_templates=False)
+    batch = _tiny_batch(jax.random.key(4))
+    lr, gamma, H = 0.05, 0.9, 1
+    var = mlp.VARIANTS["v1-corrected"]
+    types = jnp.array([0, 0, 0, 0, 1])                  # agent 4 Byzantine
+    epoch = functools.partial(mlp.consensus_epoch, attacker=_echo_attacker())
+    out = jax.jit(epoch, static_argnums=(9, 10, 11))(
+        jax.random.key(5), nets, batch, types, jnp.asarray(ex.K5_IN_NODES), H, False, lr,
+        gamma, TINY, var, (4,))
+
+    def agent(tree, i):
+        return jax.tree_util.tree_map(lambda v: v[i], tree)
+
+    rho = mlp.team_targets(batch.rewards, types, False)
+    msgs = [mlp.local_fit(agent(nets.critic, j), batch.obs, rho[:, j] + gamma * mlp.value(
+        agent(nets.critic, j), batch.next_obs), lr, TINY.message_steps) for j in range(5)]
+    for i in range(4):
+        row = ex.K5_IN_NODES[i]
+        got = [msgs[i] if j == 4 else msgs[j] for j in row]       # agent 4 echoes i's own
+        gathered = jax.tree_util.tree_map(lambda *v: jnp.stack(v), *got)
+        want = mlp.cooperative_update(agent(nets.critic, i), gathered, batch.obs, H, lr, var,
+                                      team_reward=False)
+        for a, b in zip(agent(out.critic, i), want, strict=True):
+            np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+    for a, b in zip(agent(out.critic, 4), agent(nets.critic, 4), strict=True):
+        assert np.array_equal(a, b)                  # its state: never updated
+    # the experiments' attacker is the default, and the learner refuses a non-attacker
+    assert ex.learner(TINY, "corrected", adversary_slots=(4,)).config.get("attacker") is None
+    alg = ex.learner(TINY, "corrected", adversary_slots=(4,), attacker=_echo_attacker())
+    assert alg.config is None or alg.config["attacker"]["name"] == "echo"
+    with pytest.raises(ValueError, match="resilient_ac.Attacker"):
+        ex.learner(TINY, "corrected", attacker=lambda *a: None)
+    with pytest.raises(ValueError, match="MLPAttackContext"):
+        mlp.learning_adversaries(TINY).step(jax.random.key(0), None, {}, 0, None, None)
 
 
 def test_team_targets_oracle_and_malicious():

@@ -22,7 +22,8 @@ The pieces, in the order data flows:
   attackers (:func:`greedy_adversary`, :func:`faulty_adversary`, :func:`malicious_adversary`),
   exact references on finite MDPs, Example 1;
 * :mod:`.mlp` — the batch (MLP) form of the cooperative and resilient updates, the learning
-  adversaries (greedy, faulty, malicious) and the code-version variants;
+  adversaries (greedy, faulty, malicious) as one stateful attacker
+  (:func:`~.mlp.learning_adversaries`) and the code-version variants;
 * :mod:`.experiments` — the grid-world learning runs (:func:`run_experiment`,
   :func:`run_grid`), their metrics and the authors' logged numbers.
 

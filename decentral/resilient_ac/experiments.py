@@ -66,6 +66,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .attackers import Attacker
 from .gridworld import GridParams, GridWorld, grid_world, paper_targets
 from .mlp import (
     AGENT_TYPES,
@@ -363,12 +364,12 @@ def _concat_batches(a: Batch, b: Batch) -> Batch:
     return jax.tree_util.tree_map(lambda x, y: jnp.concatenate([x, y], axis=0), a, b)
 
 
-@functools.lru_cache(maxsize=32)
 def learner(version: str | Protocol = "v1", variant: str | Variant = "corrected", *,
             collision: str | None = None, num_agents: int = 5,
-            adversary_slots: tuple[int, ...] = (ADVERSARY,)):
-    """The training loop of one run as a runner :class:`~decentral.runner.Algorithm` (cached:
-    the same arguments give the same object, so the runner compiles once).
+            adversary_slots: tuple[int, ...] = (ADVERSARY,), attacker: Attacker | None = None):
+    """The training loop of one run as a runner :class:`~decentral.runner.Algorithm` (cached
+    for the default attacker: the same arguments give the same object, so the runner compiles
+    once).
 
     ``init(key, params: LearnParams) -> LearnerState`` draws fresh networks (v1: shared critic
     and team-reward templates) or takes ``params.start_nets``; ``step(key, state, params, t,
@@ -382,14 +383,29 @@ def learner(version: str | Protocol = "v1", variant: str | Variant = "corrected"
         num_agents: A.
         adversary_slots: agents that may be adversarial (adversary-only fits run for them
             only; ``agent_type`` must be cooperative elsewhere).
+        attacker: what the adversarial agents send in each consensus epoch (default: the
+            experiments' greedy / faulty / malicious agents,
+            :func:`~decentral.resilient_ac.mlp.learning_adversaries`; any attacker of the
+            contract of :func:`~decentral.resilient_ac.mlp.consensus_epoch`). Its params are
+            its own (not swept); the agents' actors learn from the critic rows it keeps.
     """
+    if attacker is not None and not isinstance(attacker, Attacker):
+        raise ValueError(f"attacker must be a resilient_ac.Attacker; got "
+                         f"{type(attacker).__name__}.")
+    slots = tuple(int(s) for s in adversary_slots)
+    if attacker is None:
+        return _learner(version, variant, collision, num_agents, slots, None)
+    return _learner.__wrapped__(version, variant, collision, num_agents, slots, attacker)
+
+
+@functools.lru_cache(maxsize=32)
+def _learner(version, variant, collision, num_agents, slots, attacker):
     from decentral.runner import Algorithm
 
     protocol = get_protocol(version)
     var = get_variant(protocol.version, variant)
     env = grid_world(protocol.version, collision=collision or var.collision,
                      num_agents=num_agents)
-    slots = tuple(int(s) for s in adversary_slots)
     n_ep = protocol.episodes_per_update
 
     def keys_of(key, params):
@@ -433,7 +449,7 @@ def learner(version: str | Protocol = "v1", variant: str | Variant = "corrected"
         def epoch(n, k):
             return consensus_epoch(k, n, train, params.agent_type, table, params.H,
                                    params.oracle, params.critic_lr, params.gamma, protocol,
-                                   var, slots), None
+                                   var, slots, attacker=attacker, t=t), None
 
         nets, _ = jax.lax.scan(epoch, nets, jax.random.split(k_epochs, protocol.epochs))
         deltas = actor_deltas(nets, batch, params.agent_type, params.gamma)
@@ -448,6 +464,14 @@ def learner(version: str | Protocol = "v1", variant: str | Variant = "corrected"
               "env": {"version": env.version, "collision": env.collision,
                       "num_agents": env.num_agents, "horizon": env.horizon},
               "adversary_slots": list(slots)}
+    if attacker is not None:            # (the default adds nothing: old checkpoints resume)
+        from decentral.runner.fingerprint import Unfingerprintable, function_parts, hash_tree
+        try:
+            config["attacker"] = {"name": attacker.name, "params": hash_tree(attacker.params),
+                                  "init": function_parts(attacker.init, "attacker.init"),
+                                  "step": function_parts(attacker.step, "attacker.step")}
+        except Unfingerprintable:
+            config = None
     return Algorithm(init=init, step=step, name=f"rpbcac.{protocol.version}.{var.name}",
                      version="1", config=config)
 
@@ -559,7 +583,8 @@ def run_runs(specs: Sequence[tuple], *, version: str | Protocol = "v1",
              actor_lr: float = HYPERPARAMS["actor_lr"], gamma: float = HYPERPARAMS["gamma"],
              epsilon: float = HYPERPARAMS["epsilon"], collision: str | None = None,
              checkpoint_dir: str | None = None, progress: bool | None = None,
-             chunk_size: int | None = None) -> ExperimentResult:
+             chunk_size: int | None = None, attacker: Attacker | None = None
+             ) -> ExperimentResult:
     """A list of runs ``(scenario, H, oracle)``, each on every seed, as one compiled program.
 
     Args:
@@ -580,6 +605,8 @@ def run_runs(specs: Sequence[tuple], *, version: str | Protocol = "v1",
         checkpoint_dir: resume / store the run here (one sub-folder per phase).
         progress: the runner's progress bar.
         chunk_size: updates per chunk (default: the runner's).
+        attacker: what the adversarial agents send (default: the experiments' greedy /
+            faulty / malicious agents as their scenario names them; see :func:`learner`).
 
     Returns:
         :class:`ExperimentResult` with arrays ``[R, S, phases * episodes]``.
@@ -622,7 +649,7 @@ def run_runs(specs: Sequence[tuple], *, version: str | Protocol = "v1",
     types = [_agent_types(s, A, adversary) for s, _, _ in specs]
     slots = tuple(sorted({int(i) for t in types for i in np.flatnonzero(t != COOPERATIVE)}))
     alg = learner(protocol, var, collision=collision, num_agents=A,
-                  adversary_slots=slots)
+                  adversary_slots=slots, attacker=attacker)
 
     combos = list(itertools.product(range(len(specs)), range(len(seeds))))
     P = len(combos)
@@ -672,6 +699,8 @@ def run_runs(specs: Sequence[tuple], *, version: str | Protocol = "v1",
               "hyperparams": {"critic_lr": critic_lr, "actor_lr": actor_lr,
                               "gamma": float(gamma), "epsilon": float(epsilon)},
               "collision": collision or var.collision, "grid": False}
+    if attacker is not None:
+        config["attacker"] = attacker.name
     return ExperimentResult(*out, config=config, seconds=seconds)
 
 

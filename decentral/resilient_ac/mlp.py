@@ -63,8 +63,12 @@ cooperative (consensus as above), greedy (fits critic and team reward to its own
 keeps them; transmits them), faulty (transmits its initial critic and team reward forever,
 never updates them), malicious (fits the transmitted critic and team reward to ``-r_coop``,
 the negated cooperative team reward, and keeps them; trains a private critic on its own
-reward for its actor). Adversaries use their own reward and their own (greedy: the
-transmitted; faulty: the fixed; malicious: the private) critic in their actor step.
+reward for its actor). The three adversaries are one stateful attacker of the
+:class:`~decentral.resilient_ac.Attacker` protocol (:func:`learning_adversaries`, state
+:class:`AdversaryNets`, context :class:`MLPAttackContext`), the default of
+:func:`consensus_epoch`; another attacker of the same contract can replace it (messages per
+receiver). Adversaries use their own reward and their own (greedy: the transmitted; faulty:
+the fixed; malicious: the private) critic in their actor step.
 
 **Protocols** (:data:`PROTOCOLS`): the per-update schedule of the authors' two code versions
 (widths, episodes per update, epochs, how messages are fitted; see :class:`Protocol`).
@@ -84,13 +88,16 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
 import optax
 
+from decentral.graphs import NeighborTable
+
 from .aggregators import clipped_mean, mean, trimmed_mean, wmsr
+from .attackers import Attacker, replace_byzantine_messages
 from .projection import weighted_output_step
 
 __all__ = [
@@ -99,7 +106,8 @@ __all__ = [
     "get_protocol", "MLP", "Nets", "Batch", "glorot_uniform", "init_mlp", "features", "apply",
     "value", "output_layer", "with_output_layer", "hidden_layers", "with_hidden_layers",
     "init_nets", "flatten_v1_wmsr", "aggregate", "local_fit", "minibatch_fit",
-    "cooperative_update", "error_form_update", "team_targets", "consensus_epoch",
+    "cooperative_update", "error_form_update", "team_targets", "AdversaryNets",
+    "MLPAttackContext", "learning_adversaries", "consensus_epoch",
     "actor_deltas", "actor_loss", "actor_step", "adam_init",
 ]
 
@@ -580,6 +588,133 @@ def error_form_update(own: MLP, received: MLP, x, H, lr, aggregator: str = "wmsr
 # ------------------------------------------------------------------------------------------
 
 
+class AdversaryNets(NamedTuple):
+    """The state of an MLP attacker: the Byzantine agents' own networks, ``[S, ...]`` per
+    field (``S`` the adversary slots, in slot order). The learner keeps it in those agents'
+    rows of :class:`Nets` (their actor steps and the records read it there).
+
+    Attributes:
+        critic: the critic each Byzantine agent keeps (and, for greedy / malicious, sends).
+        team_reward: its team-reward model (same roles).
+        private_critic: the malicious agent's own critic for its actor.
+    """
+
+    critic: MLP
+    team_reward: MLP
+    private_critic: MLP
+
+
+class MLPAttackContext(NamedTuple):
+    """:class:`~decentral.resilient_ac.AttackContext` plus what a learning adversary of the MLP
+    experiments uses in one consensus epoch.
+
+    Attributes:
+        table: the epoch's in-neighbour table (:class:`~decentral.graphs.NeighborTable`).
+        byzantine: ``[S]`` int32, the adversary slots (agents that may be Byzantine).
+        cooperative: ``[A]`` bool (a slot whose agent is cooperative in this run sends its
+            honest message: the attacker's message for it is ignored).
+        agent_type: int32 ``[A]`` (:data:`AGENT_TYPES`): which adversary each slot plays.
+        batch: the epoch's training batch.
+        targets: ``[B, A]`` the reward each agent fits (:func:`team_targets`).
+        lr: the critic's learning rate; gamma: the discount.
+    """
+
+    table: Any
+    byzantine: jax.Array
+    cooperative: jax.Array
+    agent_type: jax.Array
+    batch: Batch
+    targets: jax.Array
+    lr: Any
+    gamma: Any
+
+
+def learning_adversaries(protocol: str | Protocol = "v1") -> Attacker:
+    """The greedy, faulty and malicious agents of the grid-world experiments (Figura, Lin,
+    Liu, Gupta, Section V) as one stateful :class:`~decentral.resilient_ac.Attacker` for the
+    MLP learners; ``ctx.agent_type`` (data) says which one each slot plays, so scenarios
+    sweep in one compiled program.
+
+    State: :class:`AdversaryNets` (``init`` takes the slots' rows of the :class:`Nets` it is
+    given as ``values``). ``step(key, state, params, t, values, ctx)`` with ``values = (critic
+    messages, team-reward messages)``, the honest messages of every agent ``[A, ...]``
+    (each agent's critic / team reward after its local fit, :func:`consensus_epoch`), and
+    ``ctx`` an :class:`MLPAttackContext`; per slot:
+
+    * greedy: fits its critic (targets ``r + gamma V(s')``, its own reward) and team reward
+      (targets ``r``), keeps and sends them;
+    * malicious: the same fit with the negated cooperative team reward ``-r_coop`` as reward,
+      keeps and sends it; it also fits its private critic to its own reward (its actor's);
+    * faulty: sends its current (the initial) networks forever, never updates them.
+
+    The fit is ``protocol.adversary_epochs`` full-batch steps (v1: one, which is the honest
+    message's own fit, so the slot's honest message is reused) or, with
+    ``protocol.adversary_batch > 0`` (v2), that many epochs of minibatch steps (keys split
+    from ``key``, one per slot). Every receiver gets the same message; messages are
+    ``([S, A, ...] critic, [S, A, ...] team reward)``. Params: none (``{}``).
+
+    Example:
+        >>> learning_adversaries("v2").name
+        'learning_adversaries.v2'
+    """
+    protocol = get_protocol(protocol)
+    # v1: the adversaries' fit is the message fit itself (one full-batch step), so only the
+    # private critic needs work of its own
+    same_fit = not protocol.adversary_batch \
+        and protocol.adversary_epochs == protocol.message_steps
+
+    def init(key, params, values, ctx):
+        del key, params
+        nets = values
+        return AdversaryNets(_take(nets.critic, ctx.byzantine),
+                             _take(nets.team_reward, ctx.byzantine),
+                             _take(nets.private_critic, ctx.byzantine))
+
+    def step(key, state, params, t, values, ctx):
+        del params, t
+        if not isinstance(ctx, MLPAttackContext):
+            raise ValueError("learning_adversaries needs an MLPAttackContext (the batch and "
+                             "targets of the epoch); consensus_epoch passes it.")
+        msg_c, msg_t = values
+        obs, nobs, tr_in = ctx.batch.obs, ctx.batch.next_obs, ctx.batch.tr_input
+        slots = ctx.byzantine
+        kind = ctx.agent_type[slots]                                          # [S]
+        rho_s, own_s = ctx.targets[:, slots], ctx.batch.rewards[:, slots]
+
+        def critic_target(p, r):
+            return r + ctx.gamma * jax.lax.stop_gradient(value(p, nobs))
+
+        def fit(k, c, t_, p, r, r_own):
+            if protocol.adversary_batch:
+                return minibatch_fit(k, (c, t_, p), (obs, tr_in, obs),
+                                     (critic_target(c, r), r, critic_target(p, r_own)),
+                                     ctx.lr, protocol.adversary_epochs,
+                                     protocol.adversary_batch)
+            p_new = local_fit(p, obs, critic_target(p, r_own), ctx.lr,
+                              protocol.adversary_epochs)
+            if same_fit:
+                return c, t_, p_new
+            return (local_fit(c, obs, critic_target(c, r), ctx.lr, protocol.adversary_epochs),
+                    local_fit(t_, tr_in, r, ctx.lr, protocol.adversary_epochs), p_new)
+
+        keys = jax.random.split(key, slots.shape[0])
+        c_fit, t_fit, p_fit = jax.vmap(fit, in_axes=(0, 0, 0, 0, 1, 1))(
+            keys, state.critic, state.team_reward, state.private_critic, rho_s, own_s)
+        if same_fit:
+            c_fit, t_fit = _take(msg_c, slots), _take(msg_t, slots)
+        fitting = (kind == GREEDY) | (kind == MALICIOUS)
+        new = AdversaryNets(_where_agents(fitting, c_fit, state.critic),
+                            _where_agents(fitting, t_fit, state.team_reward),
+                            _where_agents(kind == MALICIOUS, p_fit, state.private_critic))
+        n = ctx.cooperative.shape[0]
+        sent = jax.tree_util.tree_map(
+            lambda v: jnp.broadcast_to(v[:, None], (v.shape[0], n) + v.shape[1:]),
+            (new.critic, new.team_reward))
+        return sent, new
+
+    return Attacker(init, step, {}, f"learning_adversaries.{protocol.version}")
+
+
 def team_targets(rewards, agent_type, oracle) -> jax.Array:
     """``[B, A]`` the reward each agent fits: its own (cooperative, greedy, faulty);
     ``-r_coop`` (malicious); ``r_coop`` for cooperative agents of an oracle run.
@@ -608,82 +743,75 @@ def _put(tree, idx, part):
 
 
 def consensus_epoch(key, nets: Nets, batch: Batch, agent_type, in_nodes, H, oracle, lr, gamma,
-                    protocol: Protocol, variant: Variant, adversary_slots: tuple) -> Nets:
+                    protocol: Protocol, variant: Variant, adversary_slots: tuple,
+                    attacker: Attacker | None = None, attacker_params=None, t=0) -> Nets:
     """One consensus epoch of every agent on ``batch`` (critic and team reward; actors
     untouched).
 
     Messages: a cooperative agent fits its critic (targets ``rho + gamma V(s')`` with its
     current critic, fixed during the fit) and team reward (targets ``rho``) with
     ``protocol.message_steps`` full-batch SGD steps and transmits the result, keeping its
-    current networks; greedy and malicious agents fit theirs (v1: one full-batch step; v2:
-    ``fit`` of 10 epochs, minibatch 32) and keep and transmit them; a faulty agent transmits
-    its unchanged networks; the malicious agent also fits its private critic to its own
-    reward. Then every cooperative agent applies :func:`cooperative_update` to the messages
-    of ``in_nodes`` (``[A, K]``, own index first).
+    current networks. The agents of ``adversary_slots`` (static) that are not cooperative in
+    this run send what ``attacker`` sends (default :func:`learning_adversaries`: greedy,
+    faulty, malicious per ``agent_type``), per receiver; the attacker's state
+    (:class:`AdversaryNets`) lives in those agents' rows of ``nets``. Then every cooperative
+    agent applies :func:`cooperative_update` to the messages of ``in_nodes`` (``[A, K]``, own
+    index first).
 
-    ``adversary_slots`` (static) lists the agents that may be adversarial in this run;
-    adversary-only fits are computed for them only (``agent_type`` must be cooperative
-    elsewhere).
+    Args:
+        attacker: an :class:`~decentral.resilient_ac.Attacker` over networks whose state is
+            an :class:`AdversaryNets` and whose ``step`` takes an :class:`MLPAttackContext`
+            and the honest messages ``(critic, team reward)`` ``[A, ...]`` and returns
+            ``([S, A, ...], [S, A, ...])`` messages.
+        attacker_params: its params (default: ``attacker.params``).
+        t: the step index passed to the attacker.
     """
     obs, nobs, tr_in = batch.obs, batch.next_obs, batch.tr_input
     rho = team_targets(batch.rewards, agent_type, oracle)                 # [B, A]
     coop = agent_type == COOPERATIVE
-    faulty = agent_type == FAULTY
 
     def critic_target(p, r):
         return r + gamma * jax.lax.stop_gradient(value(p, nobs))
 
-    def message(c, t, r):
+    def message(c, t_, r):
         return (local_fit(c, obs, critic_target(c, r), lr, protocol.message_steps),
-                local_fit(t, tr_in, r, lr, protocol.message_steps))
+                local_fit(t_, tr_in, r, lr, protocol.message_steps))
 
     msg_c, msg_t = jax.vmap(message, in_axes=(0, 0, 1))(nets.critic, nets.team_reward, rho)
-    private = nets.private_critic
+    gathered_c, gathered_t = _take(msg_c, in_nodes), _take(msg_t, in_nodes)  # [A, K, ...]
     if adversary_slots:
+        attacker = learning_adversaries(protocol) if attacker is None else attacker
+        ap = attacker.params if attacker_params is None else attacker_params
         slots = jnp.asarray(adversary_slots, jnp.int32)
-        c_s, t_s, p_s = (_take(nets.critic, slots), _take(nets.team_reward, slots),
-                         _take(private, slots))
-        rho_s, own_s = rho[:, slots], batch.rewards[:, slots]
-
-        # v1: the adversaries' fit is the message fit itself (one full-batch step), so only
-        # the private critic needs work of its own
-        same_fit = not protocol.adversary_batch \
-            and protocol.adversary_epochs == protocol.message_steps
-
-        def adversary_fit(k, c, t, p, r, r_own):
-            if protocol.adversary_batch:
-                return minibatch_fit(k, (c, t, p), (obs, tr_in, obs),
-                                     (critic_target(c, r), r, critic_target(p, r_own)), lr,
-                                     protocol.adversary_epochs, protocol.adversary_batch)
-            p_new = local_fit(p, obs, critic_target(p, r_own), lr, protocol.adversary_epochs)
-            if same_fit:
-                return c, t, p_new
-            return (local_fit(c, obs, critic_target(c, r), lr, protocol.adversary_epochs),
-                    local_fit(t, tr_in, r, lr, protocol.adversary_epochs), p_new)
-
-        keys = jax.random.split(key, len(adversary_slots))
-        c_fit, t_fit, p_fit = jax.vmap(adversary_fit, in_axes=(0, 0, 0, 0, 1, 1))(
-            keys, c_s, t_s, p_s, rho_s, own_s)
-        if same_fit:
-            adv_kept_c, adv_kept_t = msg_c, msg_t
-        else:
-            adv_kept_c = _put(nets.critic, slots, c_fit)
-            adv_kept_t = _put(nets.team_reward, slots, t_fit)
-        private = _where_agents(agent_type == MALICIOUS, _put(private, slots, p_fit), private)
+        A = agent_type.shape[0]
+        table = NeighborTable(in_nodes, jnp.ones(in_nodes.shape, batch.rewards.dtype),
+                              jnp.ones(in_nodes.shape, bool))
+        ctx = MLPAttackContext(table, slots, coop, agent_type, batch, rho, lr, gamma)
+        state = attacker.init(key, ap, nets, ctx)
+        (sent_c, sent_t), state = attacker.step(key, state, ap, t, (msg_c, msg_t), ctx)
+        # a slot sends the attacker's message only where its agent is not cooperative
+        byz_slot = jnp.full((A,), -1, jnp.int32).at[slots].set(
+            jnp.where(coop[slots], -1, jnp.arange(slots.shape[0], dtype=jnp.int32)))
+        gathered_c = jax.tree_util.tree_map(
+            lambda g, m: replace_byzantine_messages(table, g, byz_slot, m), gathered_c, sent_c)
+        gathered_t = jax.tree_util.tree_map(
+            lambda g, m: replace_byzantine_messages(table, g, byz_slot, m), gathered_t, sent_t)
+        adversary = ~coop
+        kept_c = _where_agents(adversary, _put(nets.critic, slots, state.critic), nets.critic)
+        kept_t = _where_agents(adversary, _put(nets.team_reward, slots, state.team_reward),
+                               nets.team_reward)
+        private = _where_agents(adversary, _put(nets.private_critic, slots,
+                                                state.private_critic), nets.private_critic)
     else:
-        adv_kept_c, adv_kept_t = nets.critic, nets.team_reward
-    # what each agent transmits (and, for greedy / malicious agents, keeps)
-    sent_c = _where_agents(coop, msg_c, _where_agents(faulty, nets.critic, adv_kept_c))
-    sent_t = _where_agents(coop, msg_t, _where_agents(faulty, nets.team_reward, adv_kept_t))
-    gathered_c, gathered_t = _take(sent_c, in_nodes), _take(sent_t, in_nodes)   # [A, K, ...]
+        kept_c, kept_t, private = nets.critic, nets.team_reward, nets.private_critic
 
-    def coop_step(c, t, gc, gt):
+    def coop_step(c, t_, gc, gt):
         return (cooperative_update(c, gc, obs, H, lr, variant, team_reward=False),
-                cooperative_update(t, gt, tr_in, H, lr, variant, team_reward=True))
+                cooperative_update(t_, gt, tr_in, H, lr, variant, team_reward=True))
 
     new_c, new_t = jax.vmap(coop_step)(nets.critic, nets.team_reward, gathered_c, gathered_t)
-    critic = _where_agents(coop, new_c, sent_c)
-    team_reward = _where_agents(coop, new_t, sent_t)
+    critic = _where_agents(coop, new_c, kept_c)
+    team_reward = _where_agents(coop, new_t, kept_t)
     return Nets(nets.actor, critic, team_reward, private)
 
 
