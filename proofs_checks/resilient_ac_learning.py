@@ -65,22 +65,31 @@ ADVERSARIES = ("greedy", "faulty", "malicious")
 
 #: Tolerance of the faithful variants' levels against the logged ones.
 LEVEL_TOL = 0.5
-#: Claim 15: "no improvement" means coop(last) - coop(first) <= this; the adversary improves
-#: by at least ADVERSARY_GAIN.
+#: learning_h0_stalls: "no improvement" means coop(last) - coop(first) <= this; the
+#: adversary improves by at least ADVERSARY_GAIN.
 COOP_NO_GAIN = 0.1
 ADVERSARY_GAIN = 0.5
-#: Claim 16: Est - True >= EST_GAP for the malicious H = 0 run (and Est > 0); |Est - True| <
-#: EST_TRACK for every H = 1 run.
+#: learning_estimate_bias: Est - True >= EST_GAP for the malicious H = 0 run (and Est > 0);
+#: |Est - True| < EST_TRACK for every H = 1 run.
 EST_GAP = 1.0
 EST_TRACK = 0.8
-#: Claim 17: |coop(H = 1) - coop(H = 0)| <= COOP_COST without adversary.
+#: learning_cooperative_cost: |coop(H = 1) - coop(H = 0)| <= COOP_COST without adversary.
 COOP_COST = 0.15
 
-#: Every check of claims 14-18 is judged from a Student-t interval over seeds at this level
-#: (paired by seed for differences of two runs): PASS when the interval lies on the claimed
-#: side, FAIL when it lies wholly on the other, INCONCLUSIVE when it straddles the threshold.
-#: Per check, not corrected for the several checks of a claim (union bound: a claim of k
-#: checks that all hold has at most k x 5 % chance of a false FAIL, under normal seed noise).
+#: learning_oracle_upper: the oracle may trail the all-cooperative H = 0 run by at most this
+#: (non-inferiority). Both runs then learn from the same team average (every agent cooperates
+#: and plain averaging keeps the consensus on it), so that pair can only tie and a strict
+#: "oracle >= run" could never PASS; the margin is the "costs little" of COOP_COST.
+ORACLE_TIE_MARGIN = COOP_COST
+
+#: Every check of the learning claims is judged from a Student-t interval over seeds at this
+#: level (paired by seed for differences of two runs): PASS when the interval lies in the
+#: claimed (closed) range, FAIL when it lies wholly outside, INCONCLUSIVE when it straddles
+#: an end. Per check, not corrected for the several checks of a claim: when a check's claim
+#: holds (its true mean in the range, normal seed noise), its interval lies wholly outside on
+#: one side with probability at most 2.5 %, so a claim of k checks that all hold is FAILed
+#: falsely with probability at most k x 2.5 % (union bound; the per-claim counts are in the
+#: docs page).
 CONFIDENCE = 0.95
 _RULE = (f" [each check: {CONFIDENCE:.0%} Student-t interval over seeds, paired by seed; "
          "PASS inside, FAIL wholly outside, INCONCLUSIVE when it straddles]")
@@ -135,6 +144,12 @@ def interval_check(values, accept_lo: float = -math.inf, accept_hi: float = math
     with the same seed (same environment streams and targets). PASS if the whole interval lies
     in the accepted range, FAIL if it lies wholly outside, INCONCLUSIVE if it straddles an end
     (the difference is inside the seed noise). One seed gives no interval: INCONCLUSIVE.
+    The range is closed: a strict claim ("> 0") is judged as "interval inside [0, inf)", the
+    same thing under continuous seed noise (the end point has probability zero).
+
+    Raises:
+        ValueError: ``values`` not 1-D or holding NaN / inf (a diverged run is an error of
+            the run, reported as ERROR by the harness, never a verdict).
 
     Returns:
         ``{"verdict", "mean", "ci": [lo, hi], "seeds"}``.
@@ -191,8 +206,8 @@ def _diff(a, b, what):
 
 def judge_h1_beats_h0(levels: Mapping, *, seeds: int, min_seeds: int, episodes=None,
                       min_episodes=None, logged=None, size: str = "") -> Outcome:
-    """Claim 14: for every adversary, coop(last window, H = 1) > coop(last window, H = 0),
-    judged on the paired per-seed differences (lower end of the interval > 0).
+    """learning_h1_beats_h0: for every adversary, coop(last window, H = 1) > coop(last
+    window, H = 0), judged on the paired per-seed differences (interval inside [0, inf)).
 
     ``levels``: ``(scenario, H) -> {"coop_last": per-seed values, ...}``; ``logged``: the
     authors' table (faithful variants: every coop_last within :data:`LEVEL_TOL`)."""
@@ -223,7 +238,7 @@ def judge_h1_beats_h0(levels: Mapping, *, seeds: int, min_seeds: int, episodes=N
 
 def judge_h0_stalls(levels: Mapping, *, seeds: int, min_seeds: int, episodes=None,
                     min_episodes=None, logged=None, logged_index=None, size: str = "") -> Outcome:
-    """Claim 15: at H = 0 with a malicious or faulty agent, the per-seed coop gain
+    """learning_h0_stalls: at H = 0 with a malicious or faulty agent, the per-seed coop gain
     coop(last) - coop(first) is <= :data:`COOP_NO_GAIN` and the adversary's gain is >=
     :data:`ADVERSARY_GAIN` (interval checks). ``logged_index``: positions of (coop first, coop
     last, adversary first, adversary last) in the logged tuples (v1 default)."""
@@ -252,9 +267,9 @@ def judge_h0_stalls(levels: Mapping, *, seeds: int, min_seeds: int, episodes=Non
 
 def judge_estimate(levels: Mapping, *, seeds: int, min_seeds: int, episodes=None,
                    min_episodes=None, logged=None, est_index: int = 4, size: str = "") -> Outcome:
-    """Claim 16: malicious at H = 0: Est > 0 and Est - True >= :data:`EST_GAP`; every run at
-    H = 1: |Est - True| < :data:`EST_TRACK` (last window; interval checks, Est - True paired
-    within each seed)."""
+    """learning_estimate_bias: malicious at H = 0: Est > 0 and Est - True >= :data:`EST_GAP`;
+    every run at H = 1: |Est - True| < :data:`EST_TRACK` (last window; interval checks,
+    Est - True paired within each seed)."""
     m = levels[("malicious", 0)]
     n_pos, n_gap = "malicious H=0: Est > 0", f"malicious H=0: Est - True >= {EST_GAP}"
     checks = {n_pos: interval_check(m["est_last"], 0.0, what=n_pos),
@@ -284,8 +299,9 @@ def judge_estimate(levels: Mapping, *, seeds: int, min_seeds: int, episodes=None
 
 def judge_cooperative_cost(levels: Mapping, *, seeds: int, min_seeds: int, episodes=None,
                            min_episodes=None, logged=None, size: str = "") -> Outcome:
-    """Claim 17: without adversary |coop(H = 1) - coop(H = 0)| <= :data:`COOP_COST`: the
-    interval of the paired differences inside [-COOP_COST, COOP_COST]."""
+    """learning_cooperative_cost: without adversary |coop(H = 1) - coop(H = 0)| <=
+    :data:`COOP_COST`: the interval of the paired differences inside [-COOP_COST,
+    COOP_COST]."""
     h0, h1 = levels[("cooperative", 0)]["coop_last"], levels[("cooperative", 1)]["coop_last"]
     name = f"|coop(H=1) - coop(H=0)| <= {COOP_COST}"
     checks = {name: interval_check(_diff(h1, h0, name), -COOP_COST, COOP_COST, what=name)}
@@ -302,19 +318,26 @@ def judge_cooperative_cost(levels: Mapping, *, seeds: int, min_seeds: int, episo
 
 
 def judge_oracle(oracle, private: Mapping, *, seeds: int, min_seeds: int, episodes=None,
-                 min_episodes=None, logged_oracle=None, size: str = "") -> Outcome:
-    """Claim 18: the oracle's coop return (cooperative agents given r_coop) is at least every
-    listed private-reward run's (last window): per-seed paired differences oracle - private,
-    PASS when every interval lies above 0, FAIL when one lies below 0; a tie within the seed
-    noise is INCONCLUSIVE (in v1 the all-cooperative H = 0 run estimates the same team reward
-    as the oracle, so that pair can only tie).
+                 min_episodes=None, logged_oracle=None, ties=("cooperative H=0",),
+                 size: str = "") -> Outcome:
+    """learning_oracle_upper: the oracle's coop return (cooperative agents given r_coop) is
+    at least every listed private-reward run's (last window): per-seed paired differences
+    oracle - private, PASS when every interval lies above 0, FAIL when one lies below 0.
+
+    The runs named in ``ties`` learn from the same team average as the oracle (the
+    all-cooperative H = 0 run: every agent cooperates and plain averaging keeps the consensus
+    on the team mean), so they can only tie with it; for them the check is non-inferiority,
+    oracle - run >= -:data:`ORACLE_TIE_MARGIN` (rule fixed on 2026-12-05, before the v2 runs
+    at paper scale).
 
     ``oracle``: per-seed last-window coop returns of the oracle run; ``private``: name ->
     per-seed values of the private-reward runs (same seeds)."""
     checks = {}
     for k, v in private.items():
-        name = f"oracle - {k} >= 0"
-        checks[name] = interval_check(_diff(oracle, v, name), 0.0, what=name)
+        margin = ORACLE_TIE_MARGIN if k in ties else 0.0
+        name = (f"oracle - {k} >= -{margin} (non-inferiority: same team average)" if margin
+                else f"oracle - {k} >= 0")
+        checks[name] = interval_check(_diff(oracle, v, name), -margin, what=name)
     if logged_oracle is not None:
         name = f"level oracle coop_last (logged {logged_oracle:+.2f} ± {LEVEL_TOL})"
         checks[name] = interval_check(oracle, logged_oracle - LEVEL_TOL,
@@ -326,8 +349,10 @@ def judge_oracle(oracle, private: Mapping, *, seeds: int, min_seeds: int, episod
             "best_private": "largest coop return of the private-reward runs compared",
             "private": "coop return, last window, per private-reward run"}
     return _outcome(checks, _gate(seeds, min_seeds, episodes, min_episodes), measured,
-                    desc, f"oracle - private > 0 for every private-reward run (paired by "
-                    f"seed); faithful: oracle level within {LEVEL_TOL}", size)
+                    desc, f"oracle - private >= 0 for every private-reward run (paired by "
+                    f"seed; >= -{ORACLE_TIE_MARGIN} against the all-cooperative H = 0 run, "
+                    f"which learns from the same team average); faithful: oracle level "
+                    f"within {LEVEL_TOL}", size)
 
 
 def _mean(x) -> float:
@@ -407,7 +432,16 @@ def judge_saved(path) -> dict[str, Outcome]:
     :class:`~decentral.verify.Outcome` of that one configuration.
 
     Example: ``judge_saved("proofs_checks/out/resilient_learning-v1-corrected-paper")``.
+
+    Raises:
+        ValueError: not a saved learning run, a run with a custom attacker, or one lacking a
+            (scenario, H, oracle) run of its version's experiment.
     """
+    return _judge_runs([_load_saved(path)])
+
+
+def _load_saved(path) -> dict:
+    """The judges' view of a saved run (see :func:`judge_saved`), validated."""
     from decentral.resilient_ac.experiments import ExperimentResult
     from decentral.results import load_results
 
@@ -419,12 +453,73 @@ def judge_saved(path) -> dict[str, Outcome]:
         raise ValueError(f"{path}: not a saved learning run of this module (config lacks "
                          f"{sorted(missing)} or arrays lack coop_return / adversary_return / "
                          "estimate).")
+    if cfg.get("attacker") is not None:
+        raise ValueError(f"{path}: run with the custom attacker {cfg['attacker']!r}; the "
+                         "learning claims are about the paper's greedy, faulty and malicious "
+                         "adversaries, so its numbers are not judged against them.")
+    if cfg["version"] not in NEEDED:
+        raise ValueError(f"{path}: unknown version {cfg['version']!r} (v1 or v2).")
+    have = set(zip(map(str, cfg.get("scenarios", ())), cfg.get("H", ()),
+                   map(bool, cfg.get("oracle", ())), strict=False))
+    lacking = [spec for spec in (SPECS_V1 if cfg["version"] == "v1" else SPECS_V2)
+               if spec not in have]
+    if lacking:
+        raise ValueError(f"{path}: the claims need every run of the {cfg['version']} "
+                         f"experiment; this file lacks (scenario, H, oracle) {lacking}.")
     res = ExperimentResult(arrays["coop_return"], arrays["adversary_return"],
                            arrays["estimate"], config=cfg, seconds=0.0)
     variant = "faithful" if cfg["variant"].endswith("faithful") else "corrected"
     graph = cfg["graph"] if isinstance(cfg["graph"], str) else "custom"
-    runs = [_entry(res, variant, graph)]
+    return _entry(res, variant, graph)
+
+
+def _judge_runs(runs: list[dict]) -> dict[str, Outcome]:
     return {f"resilient_ac.{name}": _combine(runs, judge) for name, judge in _JUDGES.items()}
+
+
+_ENTRY_SCALARS = ("label", "version", "variant", "graph", "seeds", "episodes", "phases",
+                  "seconds")
+
+
+def export_levels(paths, out) -> None:
+    """Write the per-seed window means the judges read, for the saved runs at ``paths`` (as
+    :func:`judge_saved` takes them), to the small JSON file ``out``: the quoted verdicts of
+    hours-long runs can then be re-derived with :func:`judge_levels` without the arrays."""
+    import json
+
+    records = []
+    for path in paths:
+        e = _load_saved(path)
+        runs = [{"scenario": s, "H": h, "oracle": kind == "oracle",
+                 **{q: np.asarray(v, np.float64).tolist() for q, v in e[kind][(s, h)].items()}}
+                for kind in ("levels", "oracle") for (s, h) in e[kind]]
+        if any(r["label"] == e["label"] for r in records):
+            raise ValueError(f"{path}: a second run of configuration {e['label']!r}; a levels "
+                             "file holds each configuration once.")
+        records.append({**{k: e[k] for k in _ENTRY_SCALARS}, "runs": runs})
+    with open(out, "w") as f:
+        json.dump({"windows": WINDOWS, "configurations": records}, f, indent=1)
+        f.write("\n")
+
+
+def judge_levels(path) -> dict[str, dict[str, Outcome]]:
+    """Judge the per-seed window means written by :func:`export_levels`: configuration
+    label (``"v1-corrected/paper"``) -> claim id -> :class:`~decentral.verify.Outcome`, with
+    this module's rules."""
+    import json
+
+    with open(path) as f:
+        data = json.load(f)
+    out = {}
+    for rec in data["configurations"]:
+        entry = {k: rec[k] for k in _ENTRY_SCALARS}
+        entry["levels"], entry["oracle"] = {}, {}
+        for run in rec["runs"]:
+            vals = {q: np.asarray([np.nan if x is None else x for x in v], np.float64)
+                    for q, v in run.items() if q not in ("scenario", "H", "oracle")}
+            entry["oracle" if run["oracle"] else "levels"][(run["scenario"], run["H"])] = vals
+        out[rec["label"]] = _judge_runs([entry])
+    return out
 
 
 def _combine(runs: list[dict], judge) -> Outcome:
@@ -549,4 +644,5 @@ def _oracle_upper(ctx: CheckContext) -> Outcome:
 
 __all__ = ["interval_check", "judge_h1_beats_h0", "judge_h0_stalls", "judge_estimate",
            "judge_cooperative_cost", "judge_oracle", "experiment_runs", "judge_saved",
+           "export_levels", "judge_levels",
            "SPECS_V1", "SPECS_V2", "QUICK", "FULL", "WINDOWS", "NEEDED", "CONFIDENCE"]

@@ -199,7 +199,7 @@ def simulate(alg, params, seeds: Sequence[int], num_steps: int, *,
 # =============================================================================================
 
 class FixedPolicySetup(NamedTuple):
-    """The MDPs, fixed policy and references of claims 10-11.
+    """The MDPs, fixed policy and references of the bounded team-reward and critic claims.
 
     Attributes:
         mdp: heterogeneous private rewards.
@@ -237,9 +237,10 @@ def fixed_policy_setup(seed: int, *, num_states: int = 6, discount: float = 0.5
 
 
 def fixed_policy_attacks(setup: FixedPolicySetup) -> list:
-    """The Byzantine strategies of claims 10-11: ``±1e6`` at random, uniform in ``[-10, 10]``,
-    just inside the top of the cooperative messages, equivocation inside the range, the
-    per-coordinate extreme by the current feature, and by the mean feature."""
+    """The Byzantine strategies of the bounded team-reward and critic claims: ``±1e6`` at
+    random, uniform in ``[-10, 10]``, just inside the top of the cooperative messages,
+    equivocation inside the range, the per-coordinate extreme by the current feature, and by
+    the mean feature."""
     ref = setup.refs
     S, A = ref.policy.shape
     F = np.asarray(setup.mdp.reward_features).reshape(S * A, -1)
@@ -351,11 +352,11 @@ def _judge_excess(upper: float, lower: float, drift: float, tol: float) -> Verdi
 
 def check_bounded_estimates(runs: Mapping, setup: FixedPolicySetup, *, which: str,
                             tol: float = TOL, variant: str = "projection") -> Outcome:
-    """Judge claim 10 (``which="team_reward"``) or 11 (``"critic"``) from
-    :func:`fixed_policy_runs` output.
+    """Judge ``linear_bounded_team_reward`` (``which="team_reward"``) or
+    ``linear_bounded_critic`` (``"critic"``) from :func:`fixed_policy_runs` output.
 
     Estimates: the seed mean of each cooperative agent's time-averaged prediction over the
-    last window (updates ``(T/2, T]``) at every (s, a) (claim 10) or state (claim 11), with a
+    last window (updates ``(T/2, T]``) at every (s, a) (team reward) or state (critic), with a
     95% Student-t interval over seeds; ``R`` is the cooperative reward (value) range, ``drift``
     the largest change of the seed-mean prediction between the windows ``(T/4, T/2]`` and
     ``(T/2, T]``, over ``R``.
@@ -571,7 +572,8 @@ def check_projection_beats_elementwise(runs: Mapping, hull: np.ndarray, *,
                                        elementwise: str = "trimmed",
                                        direction: str = "mean_feature", tol: float = TOL,
                                        fraction: float = 0.25, delta: float = 0.05) -> Outcome:
-    """Judge claim 12 on :func:`example1_runs` output (rewards in ``[0, 1]``).
+    """Judge ``linear_projection_beats_elementwise`` on :func:`example1_runs` output (rewards
+    in ``[0, 1]``).
 
     Per graph, per seed: ``excess`` = max over cooperative agents and states of the distance of
     the tail-averaged estimate outside the hull ``[min_j r^j(s), max_j r^j(s)]``. The
@@ -672,7 +674,7 @@ def _linear_projection_beats_elementwise(ctx: CheckContext) -> Outcome:
 
 class TwoTimeScaleSetup(NamedTuple):
     """The MDP (identical cooperative rewards, so the quasi-static reference is exact),
-    discount and cooperative mask of claim 13."""
+    discount and cooperative mask of ``linear_two_time_scales``."""
 
     mdp: FiniteMDP
     discount: float
@@ -739,7 +741,8 @@ def _tracking_curves(setup: TwoTimeScaleSetup, snaps, critic, team, policy, p_ac
 def check_two_time_scales(runs: Mapping, setup: TwoTimeScaleSetup, *, judged: tuple,
                           slope_bound: float = -0.05, tol: float = TOL, n_boot: int = 2000,
                           seed: int = 0) -> Outcome:
-    """Judge claim 13 on :func:`two_time_scale_runs` output for the step-size pair ``judged``.
+    """Judge ``linear_two_time_scales`` on :func:`two_time_scale_runs` output for the
+    step-size pair ``judged``.
 
     ``e(t)`` = max over cooperative agents of the critic and team-reward errors (stationary-
     weighted RMS, over the reward range) against the exact TD(0) / least-squares fits for the

@@ -1,6 +1,6 @@
 """Linear resilient actor-critic (decentral.resilient_ac.linear): one step of each consensus
 variant against hand computation, the actor step, the MDP generator and exact references,
-batching, bad inputs, and the negative controls of claims 10-13 (tiny sizes)."""
+batching, bad inputs, and the negative controls of the resilient_ac.linear_* claims (tiny sizes)."""
 
 from __future__ import annotations
 

@@ -322,6 +322,22 @@ def test_custom_attacker_messages_reach_each_receiver():
         mlp.learning_adversaries(TINY).step(jax.random.key(0), None, {}, 0, None, None)
 
 
+def test_consensus_epoch_refuses_stray_adversaries_and_bad_attacker_state():
+    nets = mlp.init_nets(jax.random.key(3), 5, 10, 15, 5, 4, shared_templates=False)
+    batch = _tiny_batch(jax.random.key(4))
+    var = mlp.VARIANTS["v1-corrected"]
+    args = (jax.random.key(5), nets, batch)
+    rest = (jnp.asarray(ex.K5_IN_NODES), 1, False, 0.05, 0.9, TINY, var, (4,))
+    # agent 1 is greedy but only agent 4 is an adversary slot: it would silently do nothing
+    with pytest.raises(ValueError, match=r"agents \[1\] are not cooperative"):
+        mlp.consensus_epoch(*args, jnp.array([0, 2, 0, 0, 1]), *rest)
+    echo = _echo_attacker()
+    wrong = Attacker(echo.init, lambda k, s, p, t, v, c: (echo.step(k, s, p, t, v, c)[0], {}),
+                     {}, "stateless")
+    with pytest.raises(ValueError, match="must be an AdversaryNets"):
+        mlp.consensus_epoch(*args, jnp.array([0, 0, 0, 0, 1]), *rest, attacker=wrong)
+
+
 def test_team_targets_oracle_and_malicious():
     r = jnp.array([[-1.0, -2.0, -3.0, -4.0, -9.0]])
     types = jnp.array([0, 0, 0, 0, 3])
@@ -508,21 +524,21 @@ def test_judges_pass_on_planted_orderings_and_fail_when_reversed():
     assert rl.judge_h1_beats_h0(good, seeds=5, min_seeds=3).verdict == "PASS"
     bad = _levels(-2.4, -4.2)
     assert rl.judge_h1_beats_h0(bad, seeds=5, min_seeds=3).verdict == "FAIL"
-    # claim 15: coop declines while the adversary improves
+    # learning_h0_stalls: coop declines while the adversary improves
     assert rl.judge_h0_stalls(good, seeds=5, min_seeds=3).verdict == "PASS"
     improving = _levels(-2.0, -2.4)
     assert rl.judge_h0_stalls(improving, seeds=5, min_seeds=3).verdict == "FAIL"
-    # claim 16: Est diverges at H = 0, tracks at H = 1
+    # learning_estimate_bias: Est diverges at H = 0, tracks at H = 1
     est = _levels(-4.5, -2.4, est_h0=1.5, est_h1=-2.6)
     assert rl.judge_estimate(est, seeds=5, min_seeds=3).verdict == "PASS"
     no_gap = _levels(-4.5, -2.4, est_h0=-4.5, est_h1=-2.6)
     assert rl.judge_estimate(no_gap, seeds=5, min_seeds=3).verdict == "FAIL"
-    # claim 17: cooperative H = 1 within 0.15 of H = 0
+    # learning_cooperative_cost: cooperative H = 1 within 0.15 of H = 0
     assert rl.judge_cooperative_cost(_levels(-2.0, -2.1), seeds=5, min_seeds=3).verdict == \
         "PASS"
     assert rl.judge_cooperative_cost(_levels(-2.0, -2.6), seeds=5, min_seeds=3).verdict == \
         "FAIL"
-    # claim 18: the oracle is an upper reference
+    # learning_oracle_upper: the oracle is an upper reference
     assert rl.judge_oracle(_seeds(-4.6), {"cooperative": _seeds(-5.2),
                                           "greedy": _seeds(-5.5)},
                            seeds=5, min_seeds=3).verdict == "PASS"
@@ -544,14 +560,22 @@ def test_judges_are_inconclusive_inside_the_seed_noise():
     assert out.verdict == "INCONCLUSIVE"
     assert out.measured["min_gain_h1_minus_h0"] > 0            # the means say "H = 1 better"
     assert len(out.measured["undecided"]) == 3 and not out.measured["failed"]
-    # claim 17 with a mean cost of 0.1 (< 0.15) but a wide paired spread
+    # learning_cooperative_cost with a mean cost of 0.1 (< 0.15) but a wide paired spread
     assert rl.judge_cooperative_cost(lv, seeds=5, min_seeds=3).verdict == "INCONCLUSIVE"
-    # claim 18: an oracle tied with a private run (v1's cooperative H = 0) stays undecided
+    # learning_oracle_upper: a strict ordering tied within the noise stays undecided ...
     tie = _seeds(-1.9) + rng.normal(0, 0.01, 5)
+    out = rl.judge_oracle(_seeds(-1.9), {"greedy H=1": tie, "cooperative H=1": _seeds(-2.5)},
+                          seeds=5, min_seeds=3)
+    assert out.verdict == "INCONCLUSIVE" and out.measured["undecided"] == [
+        "oracle - greedy H=1 >= 0"]
+    # ... while the all-cooperative H = 0 run (same team average as the oracle) is judged
+    # for non-inferiority: a tie passes, trailing by more than the margin fails
     out = rl.judge_oracle(_seeds(-1.9), {"cooperative H=0": tie, "cooperative H=1":
                                          _seeds(-2.5)}, seeds=5, min_seeds=3)
-    assert out.verdict == "INCONCLUSIVE" and out.measured["undecided"] == [
-        "oracle - cooperative H=0 >= 0"]
+    assert out.verdict == "PASS"
+    assert rl.ORACLE_TIE_MARGIN == rl.COOP_COST == 0.15
+    out = rl.judge_oracle(_seeds(-2.2), {"cooperative H=0": tie}, seeds=5, min_seeds=3)
+    assert out.verdict == "FAIL"
 
 
 def test_faithful_levels_are_judged_against_the_logs():
@@ -575,7 +599,7 @@ def test_faithful_levels_are_judged_against_the_logs():
 def test_judge_saved_rejudges_saved_arrays(tmp_path):
     """A planted paper-size v1 result (5 seeds x 10 000 episodes) saved as the claims save
     it: H = 1 ends 1.0 above H = 0 for every adversary -> PASS; reversed -> FAIL."""
-    from decentral.results import save_results
+    from decentral.results import load_results, save_results
 
     specs = rl.SPECS_V1
     S, E = 5, 10_000
@@ -602,9 +626,28 @@ def test_judge_saved_rejudges_saved_arrays(tmp_path):
         "h1_beats_h0", "h0_stalls", "estimate_bias", "cooperative_cost", "oracle_upper")}
     assert out["resilient_ac.learning_h1_beats_h0"].verdict == "PASS"
     assert save(-1.0, "bad")["resilient_ac.learning_h1_beats_h0"].verdict == "FAIL"
+    # the per-seed window means alone (export_levels) give the same verdicts and numbers
+    rl.export_levels([tmp_path / "good"], tmp_path / "levels.json")
+    again = rl.judge_levels(tmp_path / "levels.json")
+    assert list(again) == ["v1-corrected/paper"]
+    for cid, o in again["v1-corrected/paper"].items():
+        assert o.verdict == out[cid].verdict and o.measured == out[cid].measured
+    with pytest.raises(ValueError, match="a second run of configuration"):
+        rl.export_levels([tmp_path / "good", tmp_path / "bad"], tmp_path / "twice.json")
     save_results(tmp_path / "other", {"x": np.zeros(3)}, {"version": "v1"})
     with pytest.raises(ValueError, match="not a saved learning run"):
         rl.judge_saved(tmp_path / "other")
+    arrays, meta = load_results(tmp_path / "good")
+    cfg = meta.get("config", meta)
+    save_results(tmp_path / "echo", arrays, {**cfg, "attacker": "echo"})
+    with pytest.raises(ValueError, match="custom attacker 'echo'"):
+        rl.judge_saved(tmp_path / "echo")
+    keep = [r for r, s in enumerate(cfg["scenarios"]) if s != "faulty"]
+    part = {k: v[keep] for k, v in arrays.items()}
+    save_results(tmp_path / "part", part, {**cfg, **{k: [cfg[k][r] for r in keep]
+                                                     for k in ("scenarios", "H", "oracle")}})
+    with pytest.raises(ValueError, match=r"lacks \(scenario, H, oracle\) \[\('faulty'"):
+        rl.judge_saved(tmp_path / "part")
 
 
 def test_resolve_graph_accepts_adjacency_and_periodic_sequences():
@@ -626,3 +669,17 @@ def test_resolve_graph_accepts_adjacency_and_periodic_sequences():
         resolve_graph(g.complete(4))
     with pytest.raises(ValueError, match="has 4 agents"):
         resolve_graph(g.static(g.complete(4), rule="row"))
+
+
+def test_committed_paper_scale_levels_are_judged_at_full_size():
+    """The per-seed window means of the paper-scale runs kept in the repo are complete and
+    judged with the paper's size (no configuration gated as too small)."""
+    from pathlib import Path
+
+    path = Path(rl.__file__).parent / "reference" / "resilient_learning_full_levels.json"
+    judged = rl.judge_levels(path)
+    assert judged and all(len(d) == 5 for d in judged.values())
+    for label, outcomes in judged.items():
+        for o in outcomes.values():
+            assert "too small to decide" not in o.details, label
+            assert o.verdict in ("PASS", "FAIL", "INCONCLUSIVE")

@@ -149,7 +149,8 @@ def test_experiment_graph_is_exactly_two_robust_with_known_witness():
     assert robustness_witness(adj, 2) is None
     for method in ("enumerate", "milp"):
         assert_valid_witness(adj, 3, robustness_witness(adj, 3, method=method))
-    # resilient-ac.md §11: S1 = {1, 3}, S2 = {2, 4}; every node has exactly 2 outside in-nbrs
+    # Figura et al.'s experiment graph is not 3-robust: S1 = {1, 3}, S2 = {2, 4}; every node
+    # has exactly 2 outside in-nbrs
     s1, s2 = {1, 3}, {2, 4}
     assert [outside(adj, i, s1) for i in sorted(s1)] == [2, 2]
     assert [outside(adj, i, s2) for i in sorted(s2)] == [2, 2]
@@ -183,7 +184,8 @@ def test_k5_facts():
 
 
 def test_no_in_degree_three_five_node_digraph_is_three_robust():
-    # resilient-ac.md §11: all 4^5 = 1024 digraphs whose in-degrees are all 3
+    # no 5-node digraph whose in-degrees are all 3 (as in Figura et al.'s experiment graph)
+    # is 3-robust: all 4^5 = 1024 of them
     count = 0
     for choice in itertools.product(range(4), repeat=5):
         adj = np.ones((5, 5), dtype=bool)
@@ -328,8 +330,8 @@ def test_robustness_bounds(adj):
 @SETTINGS
 @given(digraphs(max_n=8), st.integers(1, 2), st.integers(0, 2**31 - 1))
 def test_removing_h_in_neighbours_leaves_r_minus_h_robust(adj, h, seed):
-    # resilient-ac.md §2: removing <= H in-neighbours per node of an r-robust graph leaves
-    # an (r - H)-robust graph
+    # r-robustness (LeBlanc et al. 2013): removing <= H in-neighbours per node of an r-robust
+    # graph leaves an (r - H)-robust graph
     r = r_robustness(adj)
     rng = np.random.default_rng(seed)
     pruned = adj.copy()

@@ -92,6 +92,7 @@ from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 import optax
 
 from decentral.graphs import NeighborTable
@@ -742,6 +743,19 @@ def _put(tree, idx, part):
     return jax.tree_util.tree_map(lambda v, p: v.at[idx].set(p), tree, part)
 
 
+def _check_agent_types(agent_type, adversary_slots) -> None:
+    """Every agent outside ``adversary_slots`` is cooperative (skipped under tracing)."""
+    if isinstance(agent_type, jax.core.Tracer):
+        return
+    types = np.asarray(agent_type)
+    outside = np.setdiff1d(np.arange(types.shape[0]), np.asarray(adversary_slots, int))
+    bad = outside[types[outside] != COOPERATIVE]
+    if bad.size:
+        raise ValueError(f"agents {bad.tolist()} are not cooperative but are not among the "
+                         f"adversary slots {tuple(adversary_slots)}: they would neither "
+                         "update nor attack. Add them to adversary_slots.")
+
+
 def consensus_epoch(key, nets: Nets, batch: Batch, agent_type, in_nodes, H, oracle, lr, gamma,
                     protocol: Protocol, variant: Variant, adversary_slots: tuple,
                     attacker: Attacker | None = None, attacker_params=None, t=0) -> Nets:
@@ -758,6 +772,17 @@ def consensus_epoch(key, nets: Nets, batch: Batch, agent_type, in_nodes, H, orac
     agent applies :func:`cooperative_update` to the messages of ``in_nodes`` (``[A, K]``, own
     index first).
 
+    Every agent outside ``adversary_slots`` must be cooperative (``agent_type``): a
+    non-cooperative agent elsewhere would neither update nor attack. Checked here when
+    ``agent_type`` is concrete (not under ``jit``); :func:`~decentral.resilient_ac.
+    experiments.run_runs` builds valid types.
+
+    The attacker's state lives in ``nets``, not in a separate carry: every epoch runs
+    ``attacker.init(key, params, nets, ctx)`` (which reads the Byzantine rows) and then
+    ``attacker.step`` with the same ``key``; the state that ``step`` returns is written back
+    into those rows. The learners pass the update index as ``t``, the same for every epoch
+    of one update.
+
     Args:
         attacker: an :class:`~decentral.resilient_ac.Attacker` over networks whose state is
             an :class:`AdversaryNets` and whose ``step`` takes an :class:`MLPAttackContext`
@@ -765,7 +790,12 @@ def consensus_epoch(key, nets: Nets, batch: Batch, agent_type, in_nodes, H, orac
             ``([S, A, ...], [S, A, ...])`` messages.
         attacker_params: its params (default: ``attacker.params``).
         t: the step index passed to the attacker.
+
+    Raises:
+        ValueError: a concrete ``agent_type`` with a non-cooperative agent outside
+            ``adversary_slots``, or an attacker whose state is not :class:`AdversaryNets`.
     """
+    _check_agent_types(agent_type, adversary_slots)
     obs, nobs, tr_in = batch.obs, batch.next_obs, batch.tr_input
     rho = team_targets(batch.rewards, agent_type, oracle)                 # [B, A]
     coop = agent_type == COOPERATIVE
@@ -789,6 +819,10 @@ def consensus_epoch(key, nets: Nets, batch: Batch, agent_type, in_nodes, H, orac
         ctx = MLPAttackContext(table, slots, coop, agent_type, batch, rho, lr, gamma)
         state = attacker.init(key, ap, nets, ctx)
         (sent_c, sent_t), state = attacker.step(key, state, ap, t, (msg_c, msg_t), ctx)
+        if not isinstance(state, AdversaryNets):
+            raise ValueError(f"attacker {getattr(attacker, 'name', attacker)!r}: its state "
+                             "must be an AdversaryNets (the Byzantine agents' critic, team "
+                             f"reward and private critic), got {type(state).__name__}.")
         # a slot sends the attacker's message only where its agent is not cooperative
         byz_slot = jnp.full((A,), -1, jnp.int32).at[slots].set(
             jnp.where(coop[slots], -1, jnp.arange(slots.shape[0], dtype=jnp.int32)))
