@@ -373,7 +373,7 @@ def v1_returns(ctx: FigureContext) -> FigureOutput:
         paper=f"{PAPER}; the Estimated / True / True (global) panels of the later code; claims "
               "resilient_ac.learning_estimate_bias, resilient_ac.learning_oracle_upper")
 def v2_estimates(ctx: FigureContext) -> FigureOutput:
-    """Sizes: tiny 1 seed x 2 x 100 episodes, quick 2 x 2 x 300 (a preview, about 3 minutes
+    """Sizes: tiny 1 seed x 2 x 100 episodes, quick 2 x 2 x 300 (a preview, about 4 minutes
     on 2 CPU cores), full 3 x 2 x 4000 (paper)."""
     from decentral.resilient_ac.experiments import SCENARIOS, default_seeds, v2_panel_arrays
 
