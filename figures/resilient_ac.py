@@ -29,6 +29,7 @@ agents (:func:`decentral.resilient_ac.hull_violation`, in hull widths), of both 
 from __future__ import annotations
 
 import warnings
+from pathlib import Path
 from typing import Any
 
 import jax
@@ -58,7 +59,8 @@ from decentral.runner import run
 from figures.registry import FigureContext, FigureOutput, figure
 
 __all__ = ["N", "BYZANTINE", "H", "graphs", "attacks", "initial_values", "hull_units",
-           "switch_attacker", "hull_data", "draw_hull"]
+           "switch_attacker", "hull_data", "draw_hull", "saved_learning_runs", "draw_v1_returns",
+           "draw_v2_estimates"]
 
 PAPER = ("Figura, Lin, Liu, Gupta, Resilient Consensus-based Multi-agent Reinforcement Learning "
          "with Function Approximation (arXiv:2111.06776); W-MSR of LeBlanc, Zhang, Koutsoukos, "
@@ -283,9 +285,47 @@ def hull_under_attack(ctx: FigureContext) -> FigureOutput:
 # learning experiments (grid world): returns per scenario and H, estimated vs true returns
 # ---------------------------------------------------------------------------------------------
 
+#: Where ``python -m proofs_checks --full`` saves the learning runs (its default ``--out``).
+CLAIMS_OUT = Path(__file__).resolve().parents[1] / "proofs_checks" / "out"
+
+
+def saved_learning_runs(version: str, variant: str, seeds, episodes, specs, out=CLAIMS_OUT):
+    """The runs of ``specs`` from the arrays the learning claims saved on the experiment graph
+    (``<out>/resilient_learning-<version>-<variant>-paper``), or None unless that file holds
+    exactly these runs: same version and variant, seeds, episodes per phase, default
+    attacker, and every (scenario, H, oracle) of ``specs``. The paper-scale figures then cost
+    nothing after ``python -m proofs_checks --full`` (hours otherwise); the figure's config
+    names the file (``"from_saved"``)."""
+    from decentral.resilient_ac.experiments import ExperimentResult
+    from decentral.results import load_results
+
+    path = Path(out) / f"resilient_learning-{version}-{variant}-paper"
+    if not path.with_suffix(".npz").exists():
+        return None
+    arrays, meta = load_results(path)
+    cfg = meta.get("config", meta)
+    rows = {(str(sc), int(h), bool(o)): r for r, (sc, h, o) in enumerate(zip(
+        cfg.get("scenarios", ()), cfg.get("H", ()), cfg.get("oracle", ()), strict=False))}
+    if (cfg.get("version") != version or cfg.get("variant") != f"{version}-{variant}"
+            or cfg.get("graph") != "paper" or cfg.get("attacker") is not None
+            or list(cfg.get("seeds", ())) != [int(x) for x in seeds]
+            or cfg.get("episodes_per_phase") != episodes
+            or any(tuple(sp) not in rows for sp in specs)):
+        return None
+    take = [rows[tuple(sp)] for sp in specs]
+    config = {**cfg, "scenarios": [sp[0] for sp in specs], "H": [sp[1] for sp in specs],
+              "oracle": [sp[2] for sp in specs], "from_saved": str(path)}
+    return ExperimentResult(*(np.asarray(arrays[k])[take] for k in
+                              ("coop_return", "adversary_return", "estimate")),
+                            config=config, seconds=0.0)
+
+
 def _learning_runs(version: str, variant: str, seeds, episodes, specs):
     from decentral.resilient_ac.experiments import run_runs
 
+    saved = saved_learning_runs(version, variant, seeds, episodes, specs)
+    if saved is not None:
+        return saved
     return run_runs(specs, version=version, variant=variant, seeds=seeds, episodes=episodes,
                     progress=False)
 

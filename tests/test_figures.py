@@ -426,3 +426,34 @@ def test_resilient_example1_figure_projection_inside_trimmed_outside(resilient_r
     # even at the tiny size the projection keeps every final estimate in the cooperative
     # hull while the element-wise trimmed mean is pushed out of it
     assert excess["projection"] <= 1e-9 and excess["trimmed"] > 0.05, excess
+
+
+def test_learning_figures_reuse_exactly_matching_saved_claim_runs(tmp_path):
+    """The paper-scale learning figures read the arrays the claims saved, only when the file
+    holds exactly the runs asked for (version, variant, seeds, episodes, every spec)."""
+    from decentral.results import save_results
+    from figures import resilient_ac as fr
+
+    specs = [("cooperative", 0, False), ("greedy", 1, False), ("cooperative", 0, True)]
+    S, E = 2, 30
+    coop = np.arange(len(specs) * S * E, dtype=float).reshape(len(specs), S, E)
+    cfg = {"version": "v1", "variant": "v1-corrected", "graph": "paper",
+           "scenarios": [s for s, _, _ in specs], "H": [h for _, h, _ in specs],
+           "oracle": [o for _, _, o in specs], "seeds": [50, 100],
+           "episodes_per_phase": E, "phases": 1}
+    save_results(tmp_path / "resilient_learning-v1-corrected-paper",
+                 {"coop_return": coop, "adversary_return": -coop, "estimate": coop + 1}, cfg)
+    got = fr.saved_learning_runs("v1", "corrected", (50, 100), E, specs[1::-1], out=tmp_path)
+    np.testing.assert_array_equal(got.coop_return, coop[[1, 0]])
+    np.testing.assert_array_equal(got.estimate, coop[[1, 0]] + 1)
+    assert got.config["scenarios"] == ["greedy", "cooperative"]
+    assert got.config["from_saved"].endswith("resilient_learning-v1-corrected-paper")
+    for args in [("v1", "corrected", (50, 200), E, specs),         # other seeds
+                 ("v1", "corrected", (50, 100), 2 * E, specs),     # other length
+                 ("v1", "faithful", (50, 100), E, specs),          # no such file
+                 ("v1", "corrected", (50, 100), E, [("malicious", 1, False)])]:   # missing
+        assert fr.saved_learning_runs(*args, out=tmp_path) is None
+    save_results(tmp_path / "resilient_learning-v1-corrected-paper",
+                 {"coop_return": coop, "adversary_return": -coop, "estimate": coop},
+                 {**cfg, "attacker": "echo"})
+    assert fr.saved_learning_runs("v1", "corrected", (50, 100), E, specs, out=tmp_path) is None
