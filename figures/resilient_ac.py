@@ -292,22 +292,38 @@ CLAIMS_OUT = Path(__file__).resolve().parents[1] / "proofs_checks" / "out"
 def saved_learning_runs(version: str, variant: str, seeds, episodes, specs, out=CLAIMS_OUT):
     """The runs of ``specs`` from the arrays the learning claims saved on the experiment graph
     (``<out>/resilient_learning-<version>-<variant>-paper``), or None unless that file holds
-    exactly these runs: same version and variant, seeds, episodes per phase, default
-    attacker, and every (scenario, H, oracle) of ``specs``. The paper-scale figures then cost
-    nothing after ``python -m proofs_checks --full`` (hours otherwise); the figure's config
-    names the file (``"from_saved"``)."""
-    from decentral.resilient_ac.experiments import ExperimentResult
+    exactly these runs: same version and variant, seeds, episodes per phase, the paper's
+    phases, hyperparameters, collision rule, adversary slot and attacker, and every
+    (scenario, H, oracle) of ``specs``. ``out`` is ``proofs_checks/out`` of this checkout
+    (the claims' default ``--out`` when run from the repository root). The paper-scale
+    figures then cost nothing after ``python -m proofs_checks --full`` (hours otherwise); the
+    figure's config names the file (``"from_saved"``)."""
+    from decentral.resilient_ac.experiments import (
+        _PAPER_PHASES,
+        ADVERSARY,
+        HYPERPARAMS,
+        ExperimentResult,
+    )
+    from decentral.resilient_ac.mlp import get_variant
     from decentral.results import load_results
 
     path = Path(out) / f"resilient_learning-{version}-{variant}-paper"
     if not path.with_suffix(".npz").exists():
         return None
-    arrays, meta = load_results(path)
+    try:
+        arrays, meta = load_results(path)
+    except (OSError, ValueError):        # e.g. an interrupted save: recompute instead
+        return None
     cfg = meta.get("config", meta)
     rows = {(str(sc), int(h), bool(o)): r for r, (sc, h, o) in enumerate(zip(
         cfg.get("scenarios", ()), cfg.get("H", ()), cfg.get("oracle", ()), strict=False))}
+    hyper = cfg.get("hyperparams", {})
     if (cfg.get("version") != version or cfg.get("variant") != f"{version}-{variant}"
             or cfg.get("graph") != "paper" or cfg.get("attacker") is not None
+            or cfg.get("grid") is not False or cfg.get("phases") != _PAPER_PHASES[version]
+            or cfg.get("adversary_slots") != [ADVERSARY]
+            or cfg.get("collision") != get_variant(version, variant).collision
+            or any(hyper.get(k) != v for k, v in HYPERPARAMS.items())
             or list(cfg.get("seeds", ())) != [int(x) for x in seeds]
             or cfg.get("episodes_per_phase") != episodes
             or any(tuple(sp) not in rows for sp in specs)):

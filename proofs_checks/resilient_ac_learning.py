@@ -22,9 +22,11 @@ All five claims read one set of learning runs (computed once per process and siz
 Every judge (``judge_*``) takes the per-seed window means explicitly, so tests plant
 reversed orderings and see FAIL. Each ordering or threshold is one check judged from a 95 %
 Student-t interval over seeds (differences of two runs paired by seed: the runs of one
-configuration share seeds, environment streams and targets): PASS when the interval lies on the
-claimed side, FAIL when it lies wholly on the other, INCONCLUSIVE when it straddles the
-threshold; a claim is the worst of its checks. Faithful variants must also land within 0.5 of
+configuration share seeds, environment streams and targets): PASS when the interval lies in
+the claimed (closed) range, FAIL when it lies wholly outside, INCONCLUSIVE when it straddles an
+end; a claim is the worst of its checks. In v1 the oracle is judged non-inferior (within
+:data:`ORACLE_TIE_MARGIN`) to the all-cooperative H = 0 run, which learns from the same team
+average. Faithful variants must also land within 0.5 of
 the authors' logged levels (:data:`~decentral.resilient_ac.experiments.V1_LOGGED`,
 :data:`~decentral.resilient_ac.experiments.V2_LOGGED`), judged the same way (the interval of
 the seed mean inside logged ± 0.5); corrected variants report levels and orderings only.
@@ -41,6 +43,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from decentral.resilient_ac.experiments import (
+    _PAPER_PHASES,
     SCENARIOS,
     V1_LOGGED,
     V2_LOGGED,
@@ -76,20 +79,22 @@ EST_TRACK = 0.8
 #: learning_cooperative_cost: |coop(H = 1) - coop(H = 0)| <= COOP_COST without adversary.
 COOP_COST = 0.15
 
-#: learning_oracle_upper: the oracle may trail the all-cooperative H = 0 run by at most this
-#: (non-inferiority). Both runs then learn from the same team average (every agent cooperates
-#: and plain averaging keeps the consensus on it), so that pair can only tie and a strict
-#: "oracle >= run" could never PASS; the margin is the "costs little" of COOP_COST.
+#: learning_oracle_upper, v1 only: the oracle may trail the all-cooperative H = 0 run by at
+#: most this (non-inferiority). In v1 both runs learn from the same team average (every agent
+#: cooperates and plain averaging keeps the consensus on it), so that pair can only tie and a
+#: strict "oracle >= run" could never PASS; the margin is the "costs little" of COOP_COST.
+#: In v2 the authors' logs show the oracle 0.65 above that run, so v2 keeps oracle >= run.
 ORACLE_TIE_MARGIN = COOP_COST
+#: The private runs judged for non-inferiority to the oracle, per version.
+ORACLE_TIES = {"v1": ("cooperative H=0",), "v2": ()}
 
 #: Every check of the learning claims is judged from a Student-t interval over seeds at this
 #: level (paired by seed for differences of two runs): PASS when the interval lies in the
 #: claimed (closed) range, FAIL when it lies wholly outside, INCONCLUSIVE when it straddles
 #: an end. Per check, not corrected for the several checks of a claim: when a check's claim
-#: holds (its true mean in the range, normal seed noise), its interval lies wholly outside on
-#: one side with probability at most 2.5 %, so a claim of k checks that all hold is FAILed
-#: falsely with probability at most k x 2.5 % (union bound; the per-claim counts are in the
-#: docs page).
+#: holds (true mean in the range, normal seed noise), a one-sided check (a threshold) FAILs
+#: falsely with probability at most 2.5 %, a two-sided one (a band) at most 5 %; a claim's
+#: bound is the sum over its checks (union bound; the per-claim counts are in the docs page).
 CONFIDENCE = 0.95
 _RULE = (f" [each check: {CONFIDENCE:.0%} Student-t interval over seeds, paired by seed; "
          "PASS inside, FAIL wholly outside, INCONCLUSIVE when it straddles]")
@@ -318,17 +323,18 @@ def judge_cooperative_cost(levels: Mapping, *, seeds: int, min_seeds: int, episo
 
 
 def judge_oracle(oracle, private: Mapping, *, seeds: int, min_seeds: int, episodes=None,
-                 min_episodes=None, logged_oracle=None, ties=("cooperative H=0",),
+                 min_episodes=None, logged_oracle=None, ties=ORACLE_TIES["v1"],
                  size: str = "") -> Outcome:
     """learning_oracle_upper: the oracle's coop return (cooperative agents given r_coop) is
     at least every listed private-reward run's (last window): per-seed paired differences
-    oracle - private, PASS when every interval lies above 0, FAIL when one lies below 0.
+    oracle - private, each interval inside [0, inf) for PASS, wholly below 0 for FAIL.
 
-    The runs named in ``ties`` learn from the same team average as the oracle (the
+    The runs named in ``ties`` learn from the same team average as the oracle (v1's
     all-cooperative H = 0 run: every agent cooperates and plain averaging keeps the consensus
     on the team mean), so they can only tie with it; for them the check is non-inferiority,
-    oracle - run >= -:data:`ORACLE_TIE_MARGIN` (rule fixed on 2026-12-05, before the v2 runs
-    at paper scale).
+    oracle - run >= -:data:`ORACLE_TIE_MARGIN`, i.e. the interval inside
+    [-margin, inf) (rule fixed on 2026-12-05, before the v2 runs at paper scale;
+    :data:`ORACLE_TIES` per version).
 
     ``oracle``: per-seed last-window coop returns of the oracle run; ``private``: name ->
     per-seed values of the private-reward runs (same seeds)."""
@@ -349,10 +355,10 @@ def judge_oracle(oracle, private: Mapping, *, seeds: int, min_seeds: int, episod
             "best_private": "largest coop return of the private-reward runs compared",
             "private": "coop return, last window, per private-reward run"}
     return _outcome(checks, _gate(seeds, min_seeds, episodes, min_episodes), measured,
-                    desc, f"oracle - private >= 0 for every private-reward run (paired by "
-                    f"seed; >= -{ORACLE_TIE_MARGIN} against the all-cooperative H = 0 run, "
-                    f"which learns from the same team average); faithful: oracle level "
-                    f"within {LEVEL_TOL}", size)
+                    desc, "oracle - private >= 0 for every private-reward run (paired by "
+                    "seed" + (f"; >= -{ORACLE_TIE_MARGIN} against {', '.join(ties)}, which "
+                              "learns from the same team average" if ties else "")
+                    + f"); faithful: oracle level within {LEVEL_TOL}", size)
 
 
 def _mean(x) -> float:
@@ -373,7 +379,8 @@ def experiment_runs(ctx: CheckContext) -> list[dict]:
     Returns one dict per configuration: label, version, variant, graph, ``levels`` ((scenario,
     H) -> quantity -> per-seed window means of the private-reward runs), ``oracle`` (the same
     for the oracle runs), seeds, episodes, seconds. With ``ctx.out_dir`` the per-episode arrays
-    are saved (``resilient_learning-<label>.npz`` / ``.json``) for the figures, and ``--full``
+    are saved (``resilient_learning-<label>.npz`` / ``.json``, other sizes with a suffix:
+    :func:`_size_suffix`) for the figures, and ``--full``
     runs are checkpointed in ``<out>/checkpoints/``: rerunning the same command after an
     interruption resumes them.
     """
@@ -402,7 +409,7 @@ def experiment_runs(ctx: CheckContext) -> list[dict]:
                            progress=False, checkpoint_dir=ckpt)
             if ctx.out_dir is not None:
                 from decentral.results import save_results
-                name = _label(cfg).replace("/", "-")
+                name = _label(cfg).replace("/", "-") + _size_suffix(ctx)
                 save_results(ctx.out_dir / f"resilient_learning-{name}",
                              {"coop_return": res.coop_return,
                               "adversary_return": res.adversary_return,
@@ -410,6 +417,14 @@ def experiment_runs(ctx: CheckContext) -> list[dict]:
             _CACHE[key] = _entry(res, cfg["variant"], cfg["graph"])
         out.append(_CACHE[key])
     return out
+
+
+def _size_suffix(ctx: CheckContext) -> str:
+    """The saved arrays of the paper-size runs are ``resilient_learning-<label>``; any other
+    size gets a suffix, so a quick run never overwrites the hours-long ones."""
+    tag = ("" if ctx.full else "-quick") + (f"-seeds{ctx.seeds}" if ctx.seeds else "") \
+        + (f"-base{ctx.base_seed}" if ctx.base_seed else "")
+    return tag
 
 
 def _entry(res, variant: str, graph: str) -> dict:
@@ -459,6 +474,12 @@ def _load_saved(path) -> dict:
                          "adversaries, so its numbers are not judged against them.")
     if cfg["version"] not in NEEDED:
         raise ValueError(f"{path}: unknown version {cfg['version']!r} (v1 or v2).")
+    if cfg.get("grid"):
+        raise ValueError(f"{path}: a run_grid result (one run per grid cell); the claims judge "
+                         "run_runs results of the paper's experiment.")
+    if int(cfg["phases"]) != _PAPER_PHASES[cfg["version"]]:
+        raise ValueError(f"{path}: {cfg['phases']} phase(s); the {cfg['version']} experiment "
+                         f"has {_PAPER_PHASES[cfg['version']]}.")
     have = set(zip(map(str, cfg.get("scenarios", ())), cfg.get("H", ()),
                    map(bool, cfg.get("oracle", ())), strict=False))
     lacking = [spec for spec in (SPECS_V1 if cfg["version"] == "v1" else SPECS_V2)
@@ -491,14 +512,16 @@ def export_levels(paths, out) -> None:
     for path in paths:
         e = _load_saved(path)
         runs = [{"scenario": s, "H": h, "oracle": kind == "oracle",
-                 **{q: np.asarray(v, np.float64).tolist() for q, v in e[kind][(s, h)].items()}}
+                 **{q: [float(x) if np.isfinite(x) else None for x in np.asarray(v, float)]
+                    for q, v in e[kind][(s, h)].items()}}
                 for kind in ("levels", "oracle") for (s, h) in e[kind]]
         if any(r["label"] == e["label"] for r in records):
             raise ValueError(f"{path}: a second run of configuration {e['label']!r}; a levels "
                              "file holds each configuration once.")
-        records.append({**{k: e[k] for k in _ENTRY_SCALARS}, "runs": runs})
+        records.append({**{k: e[k] for k in _ENTRY_SCALARS}, "seconds": None, "runs": runs})
     with open(out, "w") as f:
-        json.dump({"windows": WINDOWS, "configurations": records}, f, indent=1)
+        json.dump({"windows": WINDOWS, "configurations": records}, f, indent=1,
+                  allow_nan=False)
         f.write("\n")
 
 
@@ -510,6 +533,9 @@ def judge_levels(path) -> dict[str, dict[str, Outcome]]:
 
     with open(path) as f:
         data = json.load(f)
+    windows = {k: tuple(v) for k, v in data.get("windows", {}).items()}
+    if windows != WINDOWS:
+        raise ValueError(f"{path}: window means over {windows}, but the claims use {WINDOWS}.")
     out = {}
     for rec in data["configurations"]:
         entry = {k: rec[k] for k in _ENTRY_SCALARS}
@@ -518,6 +544,13 @@ def judge_levels(path) -> dict[str, dict[str, Outcome]]:
             vals = {q: np.asarray([np.nan if x is None else x for x in v], np.float64)
                     for q, v in run.items() if q not in ("scenario", "H", "oracle")}
             entry["oracle" if run["oracle"] else "levels"][(run["scenario"], run["H"])] = vals
+        have = {(s, h, False) for s, h in entry["levels"]} | {(s, h, True)
+                                                              for s, h in entry["oracle"]}
+        lacking = [sp for sp in (SPECS_V1 if rec["version"] == "v1" else SPECS_V2)
+                   if sp not in have]
+        if lacking:
+            raise ValueError(f"{path}: configuration {rec['label']!r} lacks (scenario, H, "
+                             f"oracle) {lacking}.")
         out[rec["label"]] = _judge_runs([entry])
     return out
 
@@ -531,7 +564,7 @@ def _combine(runs: list[dict], judge) -> Outcome:
         logged = (V1_LOGGED if r["version"] == "v1" else V2_LOGGED) \
             if r["variant"] == "faithful" else None
         size = (f"{r['label']}: {r['seeds']} seeds x {r['phases']} x {r['episodes']} "
-                f"episodes ({r['seconds']} s)")
+                "episodes" + (f" ({r['seconds']} s)" if r["seconds"] else ""))
         parts[r["label"]] = judge(r, logged, dict(seeds=r["seeds"], min_seeds=need_s,
                                                  episodes=r["episodes"],
                                                  min_episodes=need_e, size=size))
@@ -582,7 +615,7 @@ def _run_oracle(r, logged, kw):
                **{f"{s} H=1": L[(s, 1)]["coop_last"] for s in ADVERSARIES}}
     orc = r["oracle"][("cooperative", 0)]["coop_last"]
     ref = logged[("cooperative", 0)][3] if logged is V2_LOGGED else None
-    return judge_oracle(orc, private, logged_oracle=ref, **kw)
+    return judge_oracle(orc, private, logged_oracle=ref, ties=ORACLE_TIES[r["version"]], **kw)
 
 
 #: claim name -> judge of one configuration's runs
@@ -634,7 +667,8 @@ def _cooperative_cost(ctx: CheckContext) -> Outcome:
        statement="the oracle run, whose cooperative agents receive the team reward r_coop "
                  "directly, is an upper reference: its final cooperative return is at least "
                  "that of the private-reward runs (cooperative at H = 0, 1; every adversary "
-                 "at H = 1)",
+                 "at H = 1); in v1, where the all-cooperative H = 0 run learns from the same "
+                 "team average, non-inferior to it (within 0.15)",
        source=f"{FLL}, grid-world experiments, 'True (global)' curves of the later code; "
               f"{DOCS}#logged-numbers",
        kind=Kind.STATISTICAL)

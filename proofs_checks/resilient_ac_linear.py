@@ -1,8 +1,9 @@
 """Claims about the linear resilient actor-critic (Figura, Lin, Liu, Gupta, arXiv:2111.06776;
 the linear equations are our reconstruction, :mod:`decentral.resilient_ac.linear`): the
-team-reward estimates stay in the cooperative hull (10), the critic analogue (11), projection
-beats element-wise trimming in our reconstruction of Example 1 (12), and the two time scales
-(13).
+team-reward estimates stay in the cooperative hull (``linear_bounded_team_reward``), the
+critic analogue (``linear_bounded_critic``), projection beats element-wise trimming in our
+reconstruction of Example 1 (``linear_projection_beats_elementwise``), and the two time scales
+(``linear_two_time_scales``).
 
 Every judge (``check_*``) takes explicit inputs (the simulated estimates, the references, the
 variant that produced them) so the tests can feed a planted violation — plain averaging under

@@ -440,7 +440,9 @@ def test_learning_figures_reuse_exactly_matching_saved_claim_runs(tmp_path):
     cfg = {"version": "v1", "variant": "v1-corrected", "graph": "paper",
            "scenarios": [s for s, _, _ in specs], "H": [h for _, h, _ in specs],
            "oracle": [o for _, _, o in specs], "seeds": [50, 100],
-           "episodes_per_phase": E, "phases": 1}
+           "episodes_per_phase": E, "phases": 1, "grid": False, "adversary_slots": [4],
+           "collision": "fixed", "hyperparams": {"critic_lr": 0.01, "actor_lr": 0.002,
+                                                 "gamma": 0.9, "epsilon": 0.05}}
     save_results(tmp_path / "resilient_learning-v1-corrected-paper",
                  {"coop_return": coop, "adversary_return": -coop, "estimate": coop + 1}, cfg)
     got = fr.saved_learning_runs("v1", "corrected", (50, 100), E, specs[1::-1], out=tmp_path)
@@ -453,7 +455,13 @@ def test_learning_figures_reuse_exactly_matching_saved_claim_runs(tmp_path):
                  ("v1", "faithful", (50, 100), E, specs),          # no such file
                  ("v1", "corrected", (50, 100), E, [("malicious", 1, False)])]:   # missing
         assert fr.saved_learning_runs(*args, out=tmp_path) is None
-    save_results(tmp_path / "resilient_learning-v1-corrected-paper",
-                 {"coop_return": coop, "adversary_return": -coop, "estimate": coop},
-                 {**cfg, "attacker": "echo"})
+    for other in ({"attacker": "echo"}, {"phases": 2}, {"grid": True},
+                  {"hyperparams": {**cfg["hyperparams"], "gamma": 0.95}},
+                  {"adversary_slots": [3]}, {"graph": [[0, 1, 2, 3]] * 5}):
+        save_results(tmp_path / "resilient_learning-v1-corrected-paper",
+                     {"coop_return": coop, "adversary_return": -coop, "estimate": coop},
+                     {**cfg, **other})
+        assert fr.saved_learning_runs("v1", "corrected", (50, 100), E, specs,
+                                      out=tmp_path) is None, other
+    (tmp_path / "resilient_learning-v1-corrected-paper.json").unlink()  # interrupted save
     assert fr.saved_learning_runs("v1", "corrected", (50, 100), E, specs, out=tmp_path) is None

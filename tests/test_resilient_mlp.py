@@ -6,6 +6,7 @@ collection, batching, input errors, and negative controls for the learning-claim
 from __future__ import annotations
 
 import functools
+import json
 import math
 
 import jax
@@ -576,6 +577,11 @@ def test_judges_are_inconclusive_inside_the_seed_noise():
     assert rl.ORACLE_TIE_MARGIN == rl.COOP_COST == 0.15
     out = rl.judge_oracle(_seeds(-2.2), {"cooperative H=0": tie}, seeds=5, min_seeds=3)
     assert out.verdict == "FAIL"
+    # in v2 (no tie by construction: the logs show the oracle 0.65 above) the tie is undecided
+    assert rl.ORACLE_TIES["v2"] == ()
+    out = rl.judge_oracle(_seeds(-1.9), {"cooperative H=0": tie}, seeds=5, min_seeds=3,
+                          ties=rl.ORACLE_TIES["v2"])
+    assert out.verdict == "INCONCLUSIVE"
 
 
 def test_faithful_levels_are_judged_against_the_logs():
@@ -634,6 +640,17 @@ def test_judge_saved_rejudges_saved_arrays(tmp_path):
         assert o.verdict == out[cid].verdict and o.measured == out[cid].measured
     with pytest.raises(ValueError, match="a second run of configuration"):
         rl.export_levels([tmp_path / "good", tmp_path / "bad"], tmp_path / "twice.json")
+    text = (tmp_path / "levels.json").read_text()
+    assert "NaN" not in text and "null" in text            # strict JSON: no adversary -> null
+    data = json.loads(text)
+    data["configurations"][0]["runs"] = data["configurations"][0]["runs"][1:]
+    (tmp_path / "cut.json").write_text(json.dumps(data))
+    with pytest.raises(ValueError, match="lacks"):
+        rl.judge_levels(tmp_path / "cut.json")
+    data["windows"] = {"v1": [100, 100], "v2": [200, 500]}
+    (tmp_path / "cut.json").write_text(json.dumps(data))
+    with pytest.raises(ValueError, match="window means over"):
+        rl.judge_levels(tmp_path / "cut.json")
     save_results(tmp_path / "other", {"x": np.zeros(3)}, {"version": "v1"})
     with pytest.raises(ValueError, match="not a saved learning run"):
         rl.judge_saved(tmp_path / "other")
@@ -642,6 +659,9 @@ def test_judge_saved_rejudges_saved_arrays(tmp_path):
     save_results(tmp_path / "echo", arrays, {**cfg, "attacker": "echo"})
     with pytest.raises(ValueError, match="custom attacker 'echo'"):
         rl.judge_saved(tmp_path / "echo")
+    save_results(tmp_path / "onephase", arrays, {**cfg, "phases": 2})
+    with pytest.raises(ValueError, match="2 phase"):
+        rl.judge_saved(tmp_path / "onephase")
     keep = [r for r, s in enumerate(cfg["scenarios"]) if s != "faulty"]
     part = {k: v[keep] for k, v in arrays.items()}
     save_results(tmp_path / "part", part, {**cfg, **{k: [cfg[k][r] for r in keep]
@@ -678,8 +698,34 @@ def test_committed_paper_scale_levels_are_judged_at_full_size():
 
     path = Path(rl.__file__).parent / "reference" / "resilient_learning_full_levels.json"
     judged = rl.judge_levels(path)
-    assert judged and all(len(d) == 5 for d in judged.values())
     for label, outcomes in judged.items():
         for o in outcomes.values():
             assert "too small to decide" not in o.details, label
-            assert o.verdict in ("PASS", "FAIL", "INCONCLUSIVE")
+    # the verdicts docs/resilient_learning.md and the README quote (claim order as _JUDGES)
+    quoted = {"v1-faithful/paper": ["INCONCLUSIVE", "INCONCLUSIVE", "INCONCLUSIVE", "FAIL",
+                                    "PASS"],
+              "v1-corrected/paper": ["PASS", "INCONCLUSIVE", "INCONCLUSIVE", "FAIL",
+                                     "INCONCLUSIVE"],
+              "v1-corrected/k5": ["PASS", "INCONCLUSIVE", "INCONCLUSIVE", "INCONCLUSIVE",
+                                  "INCONCLUSIVE"]}
+    for label, verdicts in quoted.items():
+        assert [str(judged[label][f"resilient_ac.{k}"].verdict) for k in rl._JUDGES] == \
+            verdicts, label
+    # and a few quoted numbers: the cooperative cost (paired interval) and the malicious Est
+    cost = judged["v1-faithful/paper"]["resilient_ac.learning_cooperative_cost"]
+    check = cost.measured["per_configuration"]["v1-faithful/paper"]["checks"]
+    assert check["|coop(H=1) - coop(H=0)| <= 0.15"]["ci"] == pytest.approx([-1.1161, -0.2683],
+                                                                          abs=1e-4)
+    est = judged["v1-corrected/paper"]["resilient_ac.learning_estimate_bias"]
+    assert est.measured["v1-corrected/paper: malicious_h0_est"] == pytest.approx(3.6482,
+                                                                                abs=1e-4)
+
+
+def test_only_paper_size_runs_save_under_the_plain_name():
+    """A quick or reseeded claims run never overwrites the hours-long --full arrays."""
+    from decentral.verify.claims import CheckContext
+
+    assert rl._size_suffix(CheckContext(full=True)) == ""
+    assert rl._size_suffix(CheckContext(full=False)) == "-quick"
+    assert rl._size_suffix(CheckContext(full=True, seeds=2)) == "-seeds2"
+    assert rl._size_suffix(CheckContext(full=True, base_seed=7)) == "-base7"
