@@ -655,7 +655,8 @@ def check_projection_beats_elementwise(runs: Mapping, hull: np.ndarray, *,
                  "seeds while the projection-based estimates stay inside; K5 and the "
                  "experiment graph",
        source=f"{FLL}, Example 1 and Figs. 3-4 ({RECON}; the example's rewards, features "
-              f"and adversary are our reconstruction); {DOCS}#example-1-claim-12",
+              f"and adversary are our reconstruction); "
+              f"{DOCS}#example-1-projection-against-element-wise-trimming",
        kind=Kind.STATISTICAL)
 def _linear_projection_beats_elementwise(ctx: CheckContext) -> Outcome:
     seeds = list(range(ctx.base_seed, ctx.base_seed + ctx.seed_count(16, 64)))
@@ -822,7 +823,7 @@ def check_two_time_scales(runs: Mapping, setup: TwoTimeScaleSetup, *, judged: tu
                  "beta_v) and their spread tends to 0; with equal step sizes it does not "
                  "decrease (reported contrast)",
        source=f"{FLL}, actor theorem ({RECON}); two-time-scale conditions of {ZHANG}; "
-              f"derived in {DOCS}#two-time-scales-claim-13",
+              f"derived in {DOCS}#two-time-scales",
        kind=Kind.RATE)
 def _linear_two_time_scales(ctx: CheckContext) -> Outcome:
     setup = two_time_scale_setup(ctx.seed_for("resilient_ac.linear_two_time_scales"))
