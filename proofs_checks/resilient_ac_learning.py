@@ -10,7 +10,7 @@ All five claims read one set of learning runs (computed once per process and siz
 
 * **quick** (default): ``v1-corrected`` (the library default) on the experiment graph,
   2 seeds x 200 episodes (2 updates), the 8 (scenario, H) runs plus the cooperative oracle at
-  H = 0 — about 70 s in all on 2 shared CPU cores, most of it compiling. The
+  H = 0 — about 35 s in all on 2 CPU cores, most of it compiling. The
   authors' curves separate only after thousands of episodes, so at this size every claim is
   INCONCLUSIVE (the numbers are reported) and says the size it needs;
 * **--full** (paper scale): v1 (5 seeds x 10 000 episodes, its 8 runs + 1 oracle run) and v2
