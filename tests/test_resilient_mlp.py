@@ -709,7 +709,9 @@ def test_committed_paper_scale_levels_are_judged_at_full_size():
               "v1-corrected/k5": ["PASS", "INCONCLUSIVE", "INCONCLUSIVE", "INCONCLUSIVE",
                                   "INCONCLUSIVE"],
               "v2-faithful/paper": ["INCONCLUSIVE", "FAIL", "INCONCLUSIVE", "INCONCLUSIVE",
-                                    "INCONCLUSIVE"]}
+                                    "INCONCLUSIVE"],
+              "v2-corrected/paper": ["INCONCLUSIVE", "FAIL", "INCONCLUSIVE", "INCONCLUSIVE",
+                                     "INCONCLUSIVE"]}
     assert set(judged) == set(quoted)
     for label, verdicts in quoted.items():
         assert [str(judged[label][f"resilient_ac.{k}"].verdict) for k in rl._JUDGES] == \
