@@ -422,9 +422,8 @@ def experiment_runs(ctx: CheckContext) -> list[dict]:
 def _size_suffix(ctx: CheckContext) -> str:
     """The saved arrays of the paper-size runs are ``resilient_learning-<label>``; any other
     size gets a suffix, so a quick run never overwrites the hours-long ones."""
-    tag = ("" if ctx.full else "-quick") + (f"-seeds{ctx.seeds}" if ctx.seeds else "") \
-        + (f"-base{ctx.base_seed}" if ctx.base_seed else "")
-    return tag
+    return (("" if ctx.full else "-quick") + (f"-seeds{ctx.seeds}" if ctx.seeds else "")
+            + (f"-base{ctx.base_seed}" if ctx.base_seed else ""))
 
 
 def _entry(res, variant: str, graph: str) -> dict:
@@ -480,10 +479,8 @@ def _load_saved(path) -> dict:
     if int(cfg["phases"]) != _PAPER_PHASES[cfg["version"]]:
         raise ValueError(f"{path}: {cfg['phases']} phase(s); the {cfg['version']} experiment "
                          f"has {_PAPER_PHASES[cfg['version']]}.")
-    have = set(zip(map(str, cfg.get("scenarios", ())), cfg.get("H", ()),
-                   map(bool, cfg.get("oracle", ())), strict=False))
-    lacking = [spec for spec in (SPECS_V1 if cfg["version"] == "v1" else SPECS_V2)
-               if spec not in have]
+    lacking = _lacking(cfg["version"], zip(map(str, cfg.get("scenarios", ())), cfg.get("H", ()),
+                                           map(bool, cfg.get("oracle", ())), strict=False))
     if lacking:
         raise ValueError(f"{path}: the claims need every run of the {cfg['version']} "
                          f"experiment; this file lacks (scenario, H, oracle) {lacking}.")
@@ -492,6 +489,12 @@ def _load_saved(path) -> dict:
     variant = "faithful" if cfg["variant"].endswith("faithful") else "corrected"
     graph = cfg["graph"] if isinstance(cfg["graph"], str) else "custom"
     return _entry(res, variant, graph)
+
+
+def _lacking(version: str, have) -> list[tuple]:
+    """The (scenario, H, oracle) runs of ``version``'s experiment not among ``have``."""
+    have = set(have)
+    return [spec for spec in (SPECS_V1 if version == "v1" else SPECS_V2) if spec not in have]
 
 
 def _judge_runs(runs: list[dict]) -> dict[str, Outcome]:
@@ -544,10 +547,8 @@ def judge_levels(path) -> dict[str, dict[str, Outcome]]:
             vals = {q: np.asarray([np.nan if x is None else x for x in v], np.float64)
                     for q, v in run.items() if q not in ("scenario", "H", "oracle")}
             entry["oracle" if run["oracle"] else "levels"][(run["scenario"], run["H"])] = vals
-        have = {(s, h, False) for s, h in entry["levels"]} | {(s, h, True)
-                                                              for s, h in entry["oracle"]}
-        lacking = [sp for sp in (SPECS_V1 if rec["version"] == "v1" else SPECS_V2)
-                   if sp not in have]
+        lacking = _lacking(rec["version"], [(s, h, False) for s, h in entry["levels"]]
+                           + [(s, h, True) for s, h in entry["oracle"]])
         if lacking:
             raise ValueError(f"{path}: configuration {rec['label']!r} lacks (scenario, H, "
                              f"oracle) {lacking}.")
