@@ -138,7 +138,7 @@ SIZES: dict[str, dict[str, dict[str, Any]]] = {
                                  loop_steps=(500, 2000)),
         "resilient_ac.wmsr": dict(S=16, N=1000, K=16, d=64, H=2, deg=(8, 15),
                                   loop_seeds=(4, 16)),
-        "resilient_ac.gridworld_steps": dict(S=256, E=50, loop_seeds=4),
+        "resilient_ac.gridworld_steps": dict(S=256, E=500, loop_seeds=4),
         "resilient_ac.linear_updates": dict(S=64, N=5, d=8, T=10_000, states=10,
                                             loop_steps=(200, 1000), check_steps=50),
         "bandits.dec_ucb": dict(S=100, N=50, M=10, T=10_000, edge_prob=0.5, ref_seeds=2,

@@ -711,7 +711,9 @@ def test_committed_paper_scale_levels_are_judged_at_full_size():
               "v2-faithful/paper": ["INCONCLUSIVE", "FAIL", "INCONCLUSIVE", "INCONCLUSIVE",
                                     "INCONCLUSIVE"],
               "v2-corrected/paper": ["INCONCLUSIVE", "FAIL", "INCONCLUSIVE", "INCONCLUSIVE",
-                                     "INCONCLUSIVE"]}
+                                     "INCONCLUSIVE"],
+              "v2-corrected/k5": ["INCONCLUSIVE", "FAIL", "PASS", "INCONCLUSIVE",
+                                  "INCONCLUSIVE"]}
     assert set(judged) == set(quoted)
     for label, verdicts in quoted.items():
         assert [str(judged[label][f"resilient_ac.{k}"].verdict) for k in rl._JUDGES] == \
@@ -724,6 +726,8 @@ def test_committed_paper_scale_levels_are_judged_at_full_size():
     est = judged["v1-corrected/paper"]["resilient_ac.learning_estimate_bias"]
     assert est.measured["v1-corrected/paper: malicious_h0_est"] == pytest.approx(3.6482,
                                                                                 abs=1e-4)
+    k5 = judged["v2-corrected/k5"]["resilient_ac.learning_estimate_bias"]
+    assert k5.measured["v2-corrected/k5: malicious_h0_est"] == pytest.approx(3.1139, abs=1e-4)
 
 
 def test_only_paper_size_runs_save_under_the_plain_name():
