@@ -417,3 +417,90 @@ def test_malicious_adversary_captures_plain_averaging_not_the_projection():
     lo, hi = ref.reward_band
     assert np.maximum(est - hi, lo - est).max() <= 0.0
     assert np.abs(out["projection"] + ref.team_reward_fit).max() > 0.5
+
+
+# ---------------------------------------------------------------------------------------------
+# H as data, and time-varying graph sequences
+# ---------------------------------------------------------------------------------------------
+
+def _example1_run(alg, params, steps=25, seed=3):
+    """``steps`` jitted updates from the runner's key derivation; the final state."""
+    from decentral.runner import seed_keys
+
+    init_key, root = seed_keys(seed)
+    state = alg.init(init_key, params)
+    step = jax.jit(alg.step)
+    for t in range(steps):
+        state, _ = step(jax.random.fold_in(root, t), state, params, jnp.int32(t), None)
+    return state
+
+
+def _example1_alg(graph=None, H=1, consensus="projection"):
+    from decentral.resilient_ac.linear import example1_attacker
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", HypothesisWarning)
+        return rpbcac(g.complete(5) if graph is None else graph, H=H, byzantine=[4],
+                      attacker=example1_attacker(), consensus=consensus)
+
+
+@pytest.mark.parametrize("consensus", ["projection", "trimmed"])
+def test_params_H_replaces_the_algorithms_H(consensus):
+    """A data H (traced, pairwise-rank aggregation) gives the run of an algorithm built with
+    that H (static, streaming aggregation), and one compiled step sweeps H under vmap."""
+    from decentral.resilient_ac.linear import example1_mdp
+
+    mdp = example1_mdp()
+    base = linear_params(mdp, init_noise=0.5)
+    built = {h: _example1_run(_example1_alg(H=h, consensus=consensus), base) for h in (0, 1)}
+    assert not np.allclose(built[0].team_reward, built[1].team_reward)   # H matters here
+    alg0 = _example1_alg(H=0, consensus=consensus)
+    for h in (0, 1):
+        got = _example1_run(alg0, linear_params(mdp, init_noise=0.5, H=h))
+        for field in ("critic", "team_reward", "policy"):
+            np.testing.assert_allclose(getattr(got, field), getattr(built[h], field),
+                                       rtol=1e-10, atol=1e-12)
+    # unjitted (a concrete params.H) and vmapped over H in one call
+    p1 = linear_params(mdp, init_noise=0.5, H=1)
+    s0 = alg0.init(jax.random.key(0), p1)
+    eager, _ = alg0.step(jax.random.key(1), s0, p1, jnp.int32(0), None)
+    ref, _ = _example1_alg(H=1, consensus=consensus).step(jax.random.key(1), s0, base,
+                                                          jnp.int32(0), None)
+    np.testing.assert_allclose(eager.team_reward, ref.team_reward, rtol=1e-12)
+    swept = jax.vmap(lambda h: alg0.step(jax.random.key(1), s0, p1._replace(H=h),
+                                         jnp.int32(0), None)[0].team_reward)(
+        jnp.array([0, 1], jnp.int32))
+    np.testing.assert_allclose(swept[1], ref.team_reward, rtol=1e-12)
+
+
+def test_params_H_bad_input():
+    from decentral.resilient_ac.linear import example1_mdp
+
+    mdp = example1_mdp()
+    for bad in (-1, True, 1.5):
+        with pytest.raises(ValueError, match="non-negative int"):
+            linear_params(mdp, H=bad)
+    alg = _example1_alg(H=0, consensus="mean")
+    p = linear_params(mdp, H=1)
+    with pytest.raises(ValueError, match="trims nothing"):
+        alg.step(jax.random.key(1), alg.init(jax.random.key(0), p), p, jnp.int32(0), None)
+    alg = _example1_alg(H=1)
+    p = linear_params(mdp)._replace(H=jnp.array([1, 1], jnp.int32))
+    with pytest.raises(ValueError, match="scalar int"):
+        alg.step(jax.random.key(1), alg.init(jax.random.key(0), p), p, jnp.int32(0), None)
+
+
+def test_time_varying_graph_sequences_are_accepted():
+    """Any graph sequence: a constant periodic sequence and edge drops with probability 0
+    reproduce the static graph exactly; real drops change the run and keep it finite."""
+    from decentral.resilient_ac.linear import example1_mdp
+
+    params = linear_params(example1_mdp(), init_noise=0.5)
+    K5 = g.complete(5)
+    static = _example1_run(_example1_alg(), params)
+    for seq in (g.periodic([K5, K5], rule="row"), g.random_edge_drops(K5, 0.0, key=0)):
+        got = _example1_run(_example1_alg(seq), params)
+        np.testing.assert_allclose(got.team_reward, static.team_reward, rtol=1e-12)
+    dropped = _example1_run(_example1_alg(g.random_edge_drops(K5, 0.4, key=0)), params)
+    assert np.all(np.isfinite(dropped.team_reward)) and np.all(np.isfinite(dropped.critic))
+    assert not np.allclose(dropped.team_reward, static.team_reward)

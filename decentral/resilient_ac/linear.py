@@ -772,6 +772,12 @@ class LinearACParams(NamedTuple):
             replaces it for this run, so that one compiled algorithm sweeps several graphs.
             The algorithm's hypothesis checks see only its own graph: check this one with
             :func:`~decentral.resilient_ac.check_hypotheses`.
+        H: None (the algorithm's ``H``), or an int32 scalar: the Byzantine in-neighbours the
+            aggregation tolerates in this run, so that one compiled algorithm sweeps ``H``
+            (``vmap`` over params, or the runner's ``sweep``). A data ``H`` takes the
+            aggregators' pairwise-rank path (``O(K^2)`` per receiver instead of ``O(K H)``),
+            with the same result. As for ``graph``, the algorithm's hypothesis checks see only
+            its own ``H``. Not for ``consensus="mean"`` (which trims nothing).
     """
 
     mdp: FiniteMDP
@@ -784,6 +790,7 @@ class LinearACParams(NamedTuple):
     init_noise: Any = 0.0
     attacker: Any = None
     graph: Any = None
+    H: Any = None
 
 
 class LinearACState(NamedTuple):
@@ -861,7 +868,8 @@ def _param_array(x, shape, name: str) -> np.ndarray:
 def linear_params(mdp: FiniteMDP, *, critic_step: StepSize | None = None,
                   actor_step: StepSize | None = None, discount: float = 0.9,
                   critic0=0.0, team_reward0=0.0, policy0=0.0, init_noise: float = 0.0,
-                  attacker: Any = None, graph=None, dtype=None) -> LinearACParams:
+                  attacker: Any = None, graph=None, H: int | None = None,
+                  dtype=None) -> LinearACParams:
     """Validated :class:`LinearACParams` (host-side checks; hypotheses as warnings).
 
     Defaults: ``beta_{v,t} = (t + 1)^-0.65``, ``beta_{theta,t} = (t + 1)^-0.85``, ``gamma =
@@ -874,12 +882,14 @@ def linear_params(mdp: FiniteMDP, *, critic_step: StepSize | None = None,
 
     ``graph`` (optional): a boolean adjacency with self-loops (given uniform row-stochastic
     weights) or a row-stochastic ``[N, N]`` matrix that replaces the algorithm's graph (see
-    :class:`LinearACParams`).
+    :class:`LinearACParams`). ``H`` (optional): an int >= 0 that replaces the algorithm's
+    ``H`` (see :class:`LinearACParams`).
 
     Raises:
         ValueError: an invalid MDP, step size, discount outside ``[0, 1)``, initial values of
             the wrong shape or not finite, negative ``init_noise``, a graph that is not an
-            ``[N, N]`` adjacency / row-stochastic matrix with self-loops.
+            ``[N, N]`` adjacency / row-stochastic matrix with self-loops, ``H`` not an int
+            >= 0.
     """
     validate_mdp(mdp)
     critic_step = _as_schedule(polynomial(1.0, 0.65) if critic_step is None else critic_step,
@@ -890,6 +900,8 @@ def linear_params(mdp: FiniteMDP, *, critic_step: StepSize | None = None,
     noise = float(init_noise)
     if not (math.isfinite(noise) and noise >= 0):
         raise ValueError(f"init_noise must be a finite number >= 0; got {init_noise!r}.")
+    if H is not None:
+        H = jnp.asarray(_check_H(H), jnp.int32)
     N, M = mdp.num_agents, num_actions_per_agent(mdp)
     dv = np.shape(mdp.state_features)[1]
     df = np.shape(mdp.reward_features)[2]
@@ -934,7 +946,7 @@ def linear_params(mdp: FiniteMDP, *, critic_step: StepSize | None = None,
                           actor_step=StepSize(*(conv(x) for x in actor_step)),
                           discount=conv(gamma), critic0=conv(v0), team_reward0=conv(l0),
                           policy0=conv(t0), init_noise=conv(noise), attacker=attacker,
-                          graph=W)
+                          graph=W, H=H)
 
 
 def estimates_of(state: LinearACState):
@@ -1040,6 +1052,21 @@ def linear_actor_critic(graph, *, H: int, byzantine: Sequence[int] = (),
             return as_table(W)
         return as_table(seq.at(t, key) if per_seed else seq.at(t))
 
+    def _run_H(params: LinearACParams):
+        """The run's H: the algorithm's (a Python int), or ``params.H`` (an int when concrete,
+        a traced int32 inside jit / vmap)."""
+        ph = getattr(params, "H", None)
+        if ph is None:
+            return H
+        if consensus == "mean":
+            raise ValueError("params.H is set, but consensus='mean' trims nothing: leave "
+                             "params.H as None.")
+        if jnp.shape(ph) != ():
+            raise ValueError(f"params.H must be a scalar int; got shape {jnp.shape(ph)}.")
+        if isinstance(ph, jax.core.Tracer):
+            return ph
+        return _check_H(int(np.asarray(ph)))
+
     def _shapes(params: LinearACParams):
         mdp = params.mdp
         if mdp.rewards.shape[0] != n:
@@ -1084,6 +1111,7 @@ def linear_actor_critic(graph, *, H: int, byzantine: Sequence[int] = (),
     def _combine(table, own, msgs_honest, feature, beta, astate, params, key, t, target,
                  rewards, next_feature=None):
         """Gather, replace the Byzantine messages, aggregate; the new values ``[N, ...]``."""
+        h = _run_H(params)
         gathered = gather(table, msgs_honest)                            # [N, K, ...]
         if attacked:
             ap = attacker.params if params.attacker is None else params.attacker
@@ -1101,10 +1129,10 @@ def linear_actor_critic(graph, *, H: int, byzantine: Sequence[int] = (),
             w = w.reshape(w.shape + (1,) * (gathered.ndim - 2))
             out = jnp.sum(w * gathered, axis=1)
         elif consensus == "projection" and target != TARGET_AVERAGE_REWARD:
-            out = jax.vmap(lambda o, g_, m: projection_step(o, g_, m, feature, beta, H, agg))(
+            out = jax.vmap(lambda o, g_, m: projection_step(o, g_, m, feature, beta, h, agg))(
                 own, gathered, table.mask)
         else:                          # element-wise (and the scalar average reward)
-            out = jax.vmap(lambda g_, m: agg(g_, m, H))(gathered, table.mask)
+            out = jax.vmap(lambda g_, m: agg(g_, m, h))(gathered, table.mask)
         cm = coop.reshape((n,) + (1,) * (msgs_honest.ndim - 1))
         return jnp.where(cm, out.astype(msgs_honest.dtype), msgs_honest), astate
 
