@@ -232,7 +232,6 @@ def test_runner_vmap_over_seeds_equals_unbatched_jit_and_figure_data():
     # example1_figure_data runs the runner (jit, vmap over seeds); replay seed by seed with
     # the unbatched jitted step and the runner's key derivation
     from decentral.resilient_ac.linear import example1_attacker, example1_mdp
-    from decentral.runner import seed_keys
 
     d = example1_figure_data(num_steps=20, record_every=10, seeds=[0, 1],
                              variants=("projection",))
@@ -244,12 +243,8 @@ def test_runner_vmap_over_seeds_equals_unbatched_jit_and_figure_data():
         alg = rpbcac(g.complete(5), H=1, byzantine=[4], attacker=example1_attacker(),
                      actor=False)
     params = linear_params(mdp, init_noise=0.5)
-    step = jax.jit(alg.step)
     for k, seed in enumerate([0, 1]):
-        init_key, root = seed_keys(seed)
-        state = alg.init(init_key, params)
-        for t in range(20):
-            state, _ = step(jax.random.fold_in(root, t), state, params, jnp.int32(t), None)
+        state = _example1_run(alg, params, steps=20, seed=seed)
         got = d["estimates/projection"][k, -1]
         want = (np.asarray(state.team_reward) @ np.asarray(mdp.state_features).T)[:4]
         np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
@@ -424,7 +419,8 @@ def test_malicious_adversary_captures_plain_averaging_not_the_projection():
 # ---------------------------------------------------------------------------------------------
 
 def _example1_run(alg, params, steps=25, seed=3):
-    """``steps`` jitted updates from the runner's key derivation; the final state."""
+    """``steps`` jitted unbatched updates with the runner's key derivation (seed by seed, as
+    the runner derives them); the final state."""
     from decentral.runner import seed_keys
 
     init_key, root = seed_keys(seed)

@@ -1055,7 +1055,7 @@ def linear_actor_critic(graph, *, H: int, byzantine: Sequence[int] = (),
     def _run_H(params: LinearACParams):
         """The run's H: the algorithm's (a Python int), or ``params.H`` (an int when concrete,
         a traced int32 inside jit / vmap)."""
-        ph = getattr(params, "H", None)
+        ph = params.H
         if ph is None:
             return H
         if consensus == "mean":
