@@ -156,8 +156,16 @@ def provenance() -> dict[str, Any]:
 # --------------------------------------------------------------------------------------------
 
 
+def _umask() -> int:
+    """The process umask (read by setting and restoring it)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def atomic_write_bytes(path: str | os.PathLike, write) -> None:
     """Write a file atomically: ``write(fileobj)`` fills a temp file, then ``os.replace``.
+    The file gets the mode a plain ``open`` would give it (``0o666`` less the umask).
 
     Args:
         path: final file name.
@@ -167,6 +175,7 @@ def atomic_write_bytes(path: str | os.PathLike, write) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        os.fchmod(fd, 0o666 & ~_umask())      # mkstemp makes 0600; give the usual mode
         with os.fdopen(fd, "wb") as f:
             write(f)
             f.flush()

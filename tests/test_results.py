@@ -200,3 +200,20 @@ def test_load_refuses_a_dtype_or_shape_mismatch(tmp_path):
     (tmp_path / "r.json").write_text(json.dumps(meta))
     with pytest.raises(ValueError, match="not written together"):
         load_results(tmp_path / "r")
+
+
+def test_written_files_follow_the_umask(tmp_path):
+    import os
+    import stat
+
+    from decentral.results import atomic_write_bytes
+
+    old = os.umask(0o022)
+    try:
+        atomic_write_bytes(tmp_path / "a.bin", lambda f: f.write(b"x"))
+        assert stat.S_IMODE((tmp_path / "a.bin").stat().st_mode) == 0o644
+        os.umask(0o077)
+        atomic_write_bytes(tmp_path / "b.bin", lambda f: f.write(b"x"))
+        assert stat.S_IMODE((tmp_path / "b.bin").stat().st_mode) == 0o600
+    finally:
+        os.umask(old)

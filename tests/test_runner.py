@@ -10,6 +10,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
+import decentral.runner.compile as runner_compile
 from decentral.runner import (
     Algorithm,
     DivergenceError,
@@ -197,7 +198,7 @@ _TRACES: list[int] = []
 
 
 def _counting_step(key, state, params, t, x_t):
-    _TRACES.append(1)  # runs once per trace (= per compile), not per step
+    _TRACES.append(1)  # runs once per trace of the user's function, not per step
     return _walk_step(key, state, params, t, x_t)
 
 
@@ -211,8 +212,17 @@ def test_compiles_once_across_chunks_and_calls():
     other = WalkParams(np.float32(0.3), np.float32(0.5))
     run(COUNTING, other, seeds=[2, 3], num_steps=80, chunk_size=10, record_fn=_record_x)
     assert len(_TRACES) == 1  # new params values, seeds and horizon: no recompilation
+    chunk = runner_compile._BY_IDENTITY[next(reversed(runner_compile._BY_IDENTITY))].chunk
+    compiled_chunks = chunk._cache_size()
     run(COUNTING, P0, seeds=[0, 1], num_steps=55, chunk_size=10, record_fn=_record_x)
-    assert len(_TRACES) == 2  # a shorter last chunk compiles once more (documented)
+    # a shorter last chunk compiles once more (documented), from the program traced once
+    assert len(_TRACES) == 1
+    assert chunk._cache_size() == compiled_chunks + 1
+    # the same algorithm built anew (equal traced program) reuses the compilation
+    again = Algorithm(_walk_init, lambda *args: _counting_step(*args), name="counting")
+    assert again != COUNTING
+    run(again, P0, seeds=[0, 1], num_steps=50, chunk_size=10, record_fn=_record_x)
+    assert len(_TRACES) == 2 and chunk._cache_size() == compiled_chunks + 1
 
 
 def test_cpu_compiler_options_reach_the_compiler_and_keep_the_numbers():
@@ -448,11 +458,13 @@ def test_checkpoint_with_prng_key_leaves(tmp_path):
 
 
 def test_fingerprint_sees_through_jit_and_ignores_memory_addresses():
-    from decentral.runner.fingerprint import code_hash as _code_hash
+    from decentral.runner import trace_program
     from decentral.runner.fingerprint import hash_tree as _hash_tree
 
     plus, minus = jax.jit(lambda s: s + 1.0), jax.jit(lambda s: s - 1.0)
-    assert _code_hash(plus) != _code_hash(minus)
+    x = jnp.ones(3)
+    assert trace_program(plus, x).digest != trace_program(minus, x).digest
+    assert trace_program(plus, x).digest == trace_program(jax.jit(lambda y: y + 1.0), x).digest
     # two function objects (two addresses, as in two processes) with the same code
     first = jax.tree_util.Partial((lambda: lambda a, b: a + b)(), 1.0)
     second = jax.tree_util.Partial((lambda: lambda a, b: a + b)(), 1.0)

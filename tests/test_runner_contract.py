@@ -61,7 +61,8 @@ def test_ring_checkpoint_is_not_returned_for_a_complete_graph(tmp_path):
     ring = _graph_algorithm(g.row_stochastic(g.ring(5)))
     full = _graph_algorithm(g.row_stochastic(g.complete(5)))
     run(ring, None, seeds=[0], num_steps=6, checkpoint_dir=tmp_path)
-    with pytest.raises(ValueError, match=r"different run configuration.*closure 'W'"):
+    with pytest.raises(ValueError, match=r"different run configuration.*program\.step.*"
+                                         r"const v0:float32\[5,5\]"):
         run(full, None, seeds=[0], num_steps=6, checkpoint_dir=tmp_path)
     # the same graph built again resumes (returns the stored, complete run)
     again = run(_graph_algorithm(g.row_stochastic(g.ring(5))), None, seeds=[0], num_steps=6,
@@ -83,7 +84,7 @@ def test_resume_with_another_closed_over_scale_is_refused(tmp_path):
     kw = dict(seeds=[0, 1], num_steps=40, chunk_size=10, checkpoint_dir=tmp_path)
     with pytest.raises(_Stop):
         run(_scaled_algorithm(1.0), None, on_chunk_end=_stop_after(1), **kw)
-    expect = r"closure 'scale': checkpoint \"float 1\.0\" vs now \"float 1000\.0\""
+    expect = r"program\.step.*differ at step: line \d+: '.*mul.* 1\.0:.*' vs '.*mul.* 1000\.0:"
     with pytest.raises(ValueError, match=expect):
         run(_scaled_algorithm(1000.0), None, **kw)
     resumed = run(_scaled_algorithm(1.0), None, **kw)           # the same scale resumes
@@ -102,8 +103,11 @@ def test_module_global_and_partial_arguments_enter_the_fingerprint(tmp_path, mon
     alg = Algorithm(lambda k, p: jnp.ones(2), _global_step, name="global_reader")
     run(alg, None, seeds=[0], num_steps=3, checkpoint_dir=tmp_path / "a")
     monkeypatch.setattr(__import__(__name__), "SCALE", 3.0)
-    with pytest.raises(ValueError, match="global 'SCALE'"):
+    with pytest.raises(ValueError, match=r"program\.step.* 2\.0:.* vs .* 3\.0:"):
         run(alg, None, seeds=[0], num_steps=3, checkpoint_dir=tmp_path / "a")
+    # a checkpointed run computes the current code: the new value, not the compiled one
+    fresh = run(alg, None, seeds=[0], num_steps=3, checkpoint_dir=tmp_path / "c")
+    np.testing.assert_array_equal(fresh.final_state, np.full((1, 2), 27.0, np.float32))
 
     def scaled(key, x, params, t, x_t, *, by):
         return x * by, None
@@ -111,27 +115,99 @@ def test_module_global_and_partial_arguments_enter_the_fingerprint(tmp_path, mon
     one = Algorithm(lambda k, p: jnp.ones(2), functools.partial(scaled, by=2.0), name="p")
     two = Algorithm(lambda k, p: jnp.ones(2), functools.partial(scaled, by=5.0), name="p")
     run(one, None, seeds=[0], num_steps=3, checkpoint_dir=tmp_path / "b")
-    with pytest.raises(ValueError, match="functions.step"):
+    with pytest.raises(ValueError, match=r"program\.step.* 2\.0:.* vs .* 5\.0:"):
         run(two, None, seeds=[0], num_steps=3, checkpoint_dir=tmp_path / "b")
 
 
-def test_a_value_that_cannot_be_fingerprinted_refuses_the_checkpoint(tmp_path):
+def test_an_edited_user_module_and_a_method_reading_a_global_are_seen(tmp_path, monkeypatch):
+    """The two gaps of the closure walker: a step calling a function of the user's own module
+    (identified by name only), and a method reading a global (the bound object's attributes
+    only). Editing either must refuse the old checkpoint."""
+    import importlib
+    import sys
+
+    source = tmp_path / "user_dynamics.py"
+    source.write_text("def drift(x):\n    return x * 1.5\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    sys.modules.pop("user_dynamics", None)
+    module = importlib.import_module("user_dynamics")
+
+    def step(key, x, params, t, x_t):
+        return module.drift(x), None
+
+    alg = Algorithm(lambda k, p: jnp.ones(2), step, name="user_module")
+    kw = dict(seeds=[0], num_steps=3, checkpoint_dir=tmp_path / "ckpt")
+    run(alg, None, **kw)
+    source.write_text("def drift(x):\n    return x * 2.5\n")     # the user edits the module
+    importlib.reload(module)
+    with pytest.raises(ValueError, match=r"program\.step.* 1\.5:.* vs .* 2\.5:"):
+        run(alg, None, **kw)
+
+    class Model:
+        def step(self, key, x, params, t, x_t):
+            return x * GAIN, None
+
+    monkeypatch.setitem(globals(), "GAIN", 0.5)
+    model = Model()
+    alg = Algorithm(lambda k, p: jnp.ones(2), model.step, name="method")
+    kw["checkpoint_dir"] = tmp_path / "ckpt2"
+    run(alg, None, **kw)
+    monkeypatch.setitem(globals(), "GAIN", 0.25)
+    with pytest.raises(ValueError, match=r"program\.step.* 0\.5:.* vs .* 0\.25:"):
+        run(alg, None, **kw)
+
+
+def test_a_host_callback_refuses_the_checkpoint_unless_described(tmp_path):
+    def host_double(v):                  # host Python code: outside the traced program
+        return np.asarray(v) * 2
+
+    def step_with_callback(key, x, params, t, x_t):
+        return jax.pure_callback(host_double, jax.ShapeDtypeStruct(x.shape, x.dtype), x,
+                                vmap_method="sequential"), None
+
+    alg = Algorithm(lambda k, p: jnp.ones(1), step_with_callback, name="calls_back")
+    assert float(run(alg, None, seeds=[0], num_steps=2).final_state[0, 0]) == 4.0
+    with pytest.raises(ValueError, match=r"cannot checkpoint this run.*pure_callback.*"
+                                         r"host_double.*config"):
+        run(alg, None, seeds=[0], num_steps=2, checkpoint_dir=tmp_path / "a")
+    # a config that describes the callback makes it checkpointable
+    described = alg.replace(config={"callback": "host_double: doubles"})
+    res = run(described, None, seeds=[0], num_steps=2, checkpoint_dir=tmp_path / "b")
+    assert float(res.final_state[0, 0]) == 4.0
+    with pytest.raises(ValueError, match="algorithm.config.callback"):
+        run(described.replace(config={"callback": "another"}), None, seeds=[0], num_steps=2,
+            checkpoint_dir=tmp_path / "b")
+
+
+def test_a_custom_derivative_rule_refuses_the_checkpoint_unless_described(tmp_path):
+    alg = Algorithm(lambda k, p: -jnp.ones(2),
+                    lambda k, x, p, t, xt: (jax.nn.relu(x) - 1.0, None), name="relu_user")
+    with pytest.raises(ValueError, match=r"derivative rule of a custom_jvp function 'relu'"):
+        run(alg, None, seeds=[0], num_steps=2, checkpoint_dir=tmp_path / "a")
+    run(alg.replace(config={"uses": "jax.nn.relu"}), None, seeds=[0], num_steps=2,
+        checkpoint_dir=tmp_path / "b")
+
+
+def test_a_lock_closed_over_does_not_matter_to_the_program(tmp_path):
+    """What is not computed does not enter the identity: a lock in a default argument, a
+    comment, a renamed local."""
     lock = threading.Lock()
 
     def step_with_lock(key, x, params, t, x_t, _lock=lock):
         return x + 1.0, None
 
-    alg = Algorithm(lambda k, p: jnp.zeros(1), step_with_lock, name="locked")
-    run(alg, None, seeds=[0], num_steps=2)                       # runs without a checkpoint
-    with pytest.raises(ValueError, match=r"cannot checkpoint this run.*lock.*config"):
-        run(alg, None, seeds=[0], num_steps=2, checkpoint_dir=tmp_path / "a")
-    # a config that describes what the functions close over makes it checkpointable
-    described = alg.replace(config={"note": "the lock guards nothing numeric"})
-    res = run(described, None, seeds=[0], num_steps=2, checkpoint_dir=tmp_path / "b")
-    assert float(res.final_state[0, 0]) == 2.0
-    with pytest.raises(ValueError, match="algorithm.config.note"):
-        run(described.replace(config={"note": "another"}), None, seeds=[0], num_steps=2,
-            checkpoint_dir=tmp_path / "b")
+    def renamed(key, state, params, t, x_t):
+        # a comment the other one does not have
+        value = state + 1.0
+        return value, None
+
+    a = Algorithm(lambda k, p: jnp.zeros(1), step_with_lock, name="locked")
+    b = Algorithm(lambda k, p: jnp.zeros(1), renamed, name="locked")
+    run(a, None, seeds=[0], num_steps=2, checkpoint_dir=tmp_path)
+    computed = []
+    res = run(b, None, seeds=[0], num_steps=2, checkpoint_dir=tmp_path,
+              on_chunk_end=computed.append)
+    assert computed == [] and float(res.final_state[0, 0]) == 2.0      # resumed, complete
 
 
 def test_factory_config_names_the_graph_and_digest_is_stable(tmp_path):
@@ -317,3 +393,69 @@ def test_divergence_in_a_sweep_names_the_params_index():
     with pytest.raises(DivergenceError, match="params index 1") as info:
         run(BLOW, np.array([100, 5], np.int32), seeds=[0], num_steps=10, sweep=True)
     assert info.value.param_indices == [1] and info.value.first_step == [5]
+
+
+# ------------------------------------------------------------------------------------------
+# params checked where they arrive; checkpoint folders; divergence advice
+# ------------------------------------------------------------------------------------------
+
+
+class _GainParams(NamedTuple):
+    gain: float
+    offset: float = 0.0
+
+
+def _check_gain(params):
+    gain = np.asarray(params.gain)
+    if gain.ndim != 0 or not 0.0 < float(gain) < 1.0:
+        raise ValueError(f"params.gain must be a scalar in (0, 1); got {params.gain!r}.")
+
+
+_GAIN = Algorithm(lambda k, p: jnp.ones(2), lambda k, x, p, t, xt: (x * p.gain + p.offset, None),
+                  name="gain", check_params=_check_gain)
+
+
+def test_check_params_sees_replaced_and_swept_values():
+    good = _GainParams(np.float32(0.5))
+    run(_GAIN, good, seeds=[0], num_steps=2)
+    with pytest.raises(ValueError, match=r"params\.gain must be a scalar in \(0, 1\)"):
+        run(_GAIN, good._replace(gain=np.float32(1.5)), seeds=[0], num_steps=2)
+    swept = _GainParams(np.asarray([0.5, 0.9, 2.0], np.float32), np.float32(0.0))
+    with pytest.raises(ValueError, match=r"sweep entry 2: params\.gain"):
+        run(_GAIN, swept, seeds=[0], num_steps=2, sweep="gain")
+    ok = swept._replace(gain=np.asarray([0.5, 0.9], np.float32))
+    assert run(_GAIN, ok, seeds=[0], num_steps=2, sweep="gain").final_state.shape == (2, 1, 2)
+    with pytest.raises(ValueError, match="check_params"):
+        Algorithm(lambda k, p: 0.0, lambda k, s, p, t, x: (s, None), name="bad",
+                  check_params="not callable")
+
+
+def test_checkpoint_dir_refuses_a_folder_holding_other_files(tmp_path):
+    (tmp_path / "notes.txt").write_text("my own work")
+    (tmp_path / "results.npz").write_bytes(b"")
+    with pytest.raises(ValueError, match=r"holds files a checkpoint did not write: notes\.txt, "
+                                         r"results\.npz"):
+        run(_GAIN, _GainParams(np.float32(0.5)), seeds=[0], num_steps=2,
+            checkpoint_dir=tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt", "results.npz"]
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    run(_GAIN, _GainParams(np.float32(0.5)), seeds=[0], num_steps=2, checkpoint_dir=empty)
+    assert {p.name for p in empty.iterdir()} >= {"config.json", "programs.json", "state.npz",
+                                                 "records_000000.npz"}
+    run(_GAIN, _GainParams(np.float32(0.5)), seeds=[0], num_steps=2, checkpoint_dir=empty)
+    (tmp_path / "a_file").write_text("x")
+    with pytest.raises(ValueError, match="not a folder"):
+        run(_GAIN, _GainParams(np.float32(0.5)), seeds=[0], num_steps=2,
+            checkpoint_dir=tmp_path / "a_file")
+
+
+def test_divergence_advice_is_the_algorithm_s_own():
+    blow = Algorithm(lambda k, p: jnp.ones(1), lambda k, x, p, t, xt: (x * 1e30, None),
+                     name="blow")
+    with pytest.raises(DivergenceError) as info:
+        run(blow, None, seeds=[0], num_steps=4)
+    assert "step size" not in str(info.value) and "Check the inputs and params" in str(info.value)
+    hinted = blow.replace(divergence_hint="reduce params.step_size")
+    with pytest.raises(DivergenceError, match="blow: reduce params.step_size"):
+        run(hinted, None, seeds=[0], num_steps=4)

@@ -4,6 +4,7 @@ sharded over 4 emulated CPU devices (6 seeds, padded) matches the single-device 
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import signal
 import subprocess
@@ -91,3 +92,9 @@ def test_sharded_over_four_devices_matches_single_device(tmp_path):
                         checkpoint_dir=tmp_path / "ckpt", **child.RUN_KW)
     np.testing.assert_array_equal(resumed.records["bits"], ref["rec_bits"])
     np.testing.assert_allclose(resumed.records["x"], ref["rec_x"], rtol=1e-5, atol=1e-6)
+    # the traced programs' texts are identical in the two processes (the fingerprint's basis)
+    child.run(child.ALGORITHM, child.PARAMS, child.DEVICE_SEEDS, progress=False,
+              checkpoint_dir=tmp_path / "here", **child.RUN_KW)
+    there = json.loads((tmp_path / "ckpt" / "programs.json").read_text())
+    here = json.loads((tmp_path / "here" / "programs.json").read_text())
+    assert there == here and len(here["step"].splitlines()) > 10

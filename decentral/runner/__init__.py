@@ -15,8 +15,13 @@ The package, in the order data flows:
   resuming or device count);
 * :mod:`~decentral.runner.plan` — every argument checked before anything compiles;
 * :mod:`~decentral.runner.compile` — the jitted init / chunk / locate functions, cached;
-* :mod:`~decentral.runner.fingerprint` and :mod:`~decentral.runner.checkpoint` — what a
-  checkpoint must see to never resume another run, and the files it writes;
+* :mod:`~decentral.runner.program` — the traced program of a run (jaxprs of init, one step and
+  the record function, constants by content): the identity of what a run computes, for
+  checkpoints and the compile cache;
+* :mod:`~decentral.runner.fingerprint` and :mod:`~decentral.runner.checkpoint` — content
+  digests, and the checkpoint files (a checkpoint resumes only the run it was written by);
+* :mod:`~decentral.runner.horizon` — the explicit graph stacks an algorithm reaches (its
+  default ``max_horizon``);
 * :mod:`~decentral.runner.driver` — :func:`run`, orchestration over the plan.
 
 Writing an algorithm (the pattern every family follows; :mod:`decentral.consensus` is the
@@ -28,8 +33,9 @@ graph sequence of finite length (an explicit stack) gets that length as its ``ma
 automatically, and longer runs are refused before compiling.
 
 Compilation: the compiled functions are cached by ``(algorithm, record_fn, record layout, sweep
-axes, devices)``; the chunk start is a traced argument, so a run compiles once whatever its
-chunking. A new ``record_fn`` lambda per call compiles anew: define it once.
+axes, devices, params shapes)`` and, behind that, by the traced program: an algorithm built
+anew whose program (and constants) equal an earlier one's reuses its compilation. The chunk
+start is a traced argument, so a run compiles once whatever its chunking.
 
 Example:
     >>> import jax, jax.numpy as jnp
@@ -56,7 +62,8 @@ from .algorithm import (
 from .driver import run
 from .fingerprint import Unfingerprintable
 from .keys import KEY_DERIVATION, seed_keys, step_key
-from .plan import log_spaced_steps
+from .plan import log_spaced_steps, validate_seeds
+from .program import Program, RunPrograms, trace_program
 
 __all__ = [
     "Algorithm",
@@ -74,5 +81,9 @@ __all__ = [
     "step_key",
     "stack_params",
     "log_spaced_steps",
+    "validate_seeds",
+    "trace_program",
+    "Program",
+    "RunPrograms",
     "KEY_DERIVATION",
 ]

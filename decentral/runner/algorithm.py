@@ -23,6 +23,9 @@ from typing import Any, NamedTuple, Protocol, runtime_checkable
 import jax
 import numpy as np
 
+from .fingerprint import array_digest
+from .horizon import reachable_horizon
+
 __all__ = [
     "Algorithm",
     "InitFn",
@@ -150,8 +153,6 @@ def _freeze(value):
 
 def _jsonable_config(value, where: str):
     """Turn a config value into plain JSON data (arrays and digestible objects by digest)."""
-    from .fingerprint import array_digest
-
     if value is None or isinstance(value, bool | str):
         return value
     if isinstance(value, int | np.integer):
@@ -193,16 +194,28 @@ class Algorithm:
     Attributes:
         init: ``init(key, params) -> State`` for one seed (:class:`InitFn`).
         step: ``step(key, state, params, t, x_t) -> (State, Info)`` (:class:`StepFn`).
-        name: identifies the algorithm in checkpoint fingerprints and progress bars.
-        version: bump it when the algorithm's numbers change, so old checkpoints are refused.
+        name: names the algorithm in progress bars, messages and checkpoint fingerprints.
+        version: a label of the algorithm's revision, kept in checkpoints and result files
+            (what a run computes is identified by its traced program, whatever the label).
         max_horizon: largest ``num_steps`` the algorithm supports. None (default) means: the
             shortest finite ``length`` of any graph sequence ``init``/``step`` reach (an
             explicit stack), else unbounded. :func:`run` refuses longer runs before compiling.
-        config: what ``init``/``step`` close over, as JSON-like data (arrays and graph
-            sequences are stored by content digest; see :class:`FrozenConfig`). It enters the
-            checkpoint fingerprint, so resuming with another graph, problem array or option is
-            refused with the differing field named. Factories fill it; a hand-written algorithm
-            may leave it None: the runner then fingerprints the values its functions reach.
+        config: a readable description of what ``init``/``step`` close over, as JSON-like data
+            (arrays and graph sequences are stored by content digest; see
+            :class:`FrozenConfig`). It enters the checkpoint fingerprint beside the traced
+            program, so a resume with another graph or option is refused with the differing
+            field named. A hand-written algorithm may leave it None; it is required to
+            checkpoint a program with parts its trace cannot see (a ``pure_callback``, custom
+            derivative rules: see :mod:`~decentral.runner.program`).
+        check_params: ``check_params(params)``, the algorithm's own check of the params it is
+            run with: :func:`~decentral.runner.run` calls it on the params it is given (for a
+            sweep, on every swept value separately) before anything compiles, so a value set by
+            ``_replace`` or swept is checked exactly like one built by the family's params
+            helper (which calls the same function). It raises ``ValueError`` naming the field;
+            its return value is ignored. Hypotheses that the run breaks are warnings there, not
+            errors. Default None: no check beyond the runner's (no NaN, consistent sweep axes).
+        divergence_hint: what the :class:`DivergenceError` of this algorithm advises (e.g.
+            ``"reduce params.step_size"``); default: check the inputs and params.
         cpu_compiler_options: XLA options (``{name: value}``, stored as sorted pairs) the
             runner compiles this algorithm's programs with when they run on CPU devices (on
             other backends they are ignored), e.g. ``{"xla_cpu_use_fusion_emitters": False}``
@@ -229,6 +242,8 @@ class Algorithm:
     max_horizon: int | None = None
     config: Any = None
     cpu_compiler_options: Any = ()
+    check_params: Callable | None = None
+    divergence_hint: str | None = None
 
     def __post_init__(self):
         if not callable(self.init) or not callable(self.step):
@@ -236,6 +251,12 @@ class Algorithm:
         if not isinstance(self.name, str) or not self.name:
             raise ValueError(f"Algorithm.name must be a non-empty str; got {self.name!r}.")
         object.__setattr__(self, "version", str(self.version))
+        if self.check_params is not None and not callable(self.check_params):
+            raise ValueError(f"Algorithm.check_params must be a callable check_params(params) "
+                             f"or None; got {type(self.check_params).__name__}.")
+        if self.divergence_hint is not None and not isinstance(self.divergence_hint, str):
+            raise ValueError(f"Algorithm.divergence_hint must be a str or None; got "
+                             f"{self.divergence_hint!r}.")
         object.__setattr__(self, "cpu_compiler_options",
                            _compiler_options(self.cpu_compiler_options))
         if self.config is not None and not isinstance(self.config, FrozenConfig):
@@ -244,10 +265,8 @@ class Algorithm:
                                  f"got {type(self.config).__name__}.")
             object.__setattr__(self, "config", FrozenConfig(self.config))
         if self.max_horizon is None:
-            from .fingerprint import reachable_horizon
-
             object.__setattr__(self, "max_horizon",
-                               reachable_horizon((self.init, self.step)))
+                               reachable_horizon((self.init, self.step, self.check_params)))
         elif isinstance(self.max_horizon, bool) or not isinstance(self.max_horizon,
                                                                   int | np.integer) \
                 or self.max_horizon < 1:

@@ -1,14 +1,18 @@
 """Checkpoints of a chunked run: configuration, fingerprint, encode/decode, resume.
 
 Layout of a checkpoint folder: ``config.json`` (the fingerprinted configuration and the
-provenance), ``records_<k>.npz`` (the records of chunk k) and ``state.npz`` (the carried state,
-the next chunk index and the divergence log), each written atomically. After the last chunk the
-folder marks the run complete: the same call returns the stored result without computing.
+provenance), ``programs.json`` (the texts of the traced programs, to name the first line that
+differs when a resume is refused), ``records_<k>.npz`` (the records of chunk k) and
+``state.npz`` (the carried state, the next chunk index and the divergence log), each written
+atomically. After the last chunk the folder marks the run complete: the same call returns the
+stored result without computing. A folder holding any other file is refused (it is not a
+checkpoint, and a run must never write over a user's files).
 """
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import jax
@@ -21,7 +25,13 @@ from .fingerprint import fingerprint
 
 __all__ = ["CKPT_FORMAT", "Checkpoint", "is_key_dtype", "to_host"]
 
-CKPT_FORMAT = "decentral.runner.checkpoint/2"
+CKPT_FORMAT = "decentral.runner.checkpoint/3"
+
+#: The names a checkpoint folder may hold: its files and the temporary files of their atomic
+#: writes (``.<name>.<random>.tmp``, left behind only by a killed process).
+_OWN_FILE = re.compile(r"(config\.json|programs\.json|state\.npz|records_\d{6}\.npz"
+                       r"|\.(config\.json|programs\.json|state\.npz|records_\d{6}\.npz)\.[^/]*"
+                       r"\.tmp)")
 
 
 def is_key_dtype(dtype) -> bool:
@@ -109,10 +119,12 @@ def _lookup(tree, dotted: str):
 class Checkpoint:
     """One checkpoint folder bound to one configuration."""
 
-    def __init__(self, directory, config: dict):
+    def __init__(self, directory, config: dict, program_texts: dict | None = None):
         self.dir = Path(directory)
         self.config = config
+        self.program_texts = program_texts or {}
         self.fingerprint = fingerprint(config)
+        self._refuse_foreign_files()
         self.base = {"format": np.asarray(CKPT_FORMAT),
                      "fingerprint": np.asarray(self.fingerprint)}
 
@@ -147,14 +159,48 @@ class Checkpoint:
             detail = (f"fields that differ: {', '.join(fields)}" if fields
                       else "configs look equal")
             diffs = [f"{f}: checkpoint {_short(_lookup(stored, f))} vs now "
-                     f"{_short(_lookup(self.config, f))}" for f in fields[:4]]
+                     f"{_short(_lookup(self.config, f))}" for f in fields[:4]
+                     if not f.startswith("program.")]
             if diffs:
                 detail += " (" + "; ".join(diffs) + ")"
+            detail += self._program_diff(fields)
         else:
             detail = "config.json beside it is missing or unreadable"
         return (f"checkpoint in {self.dir} belongs to a different run configuration ({detail}); "
                 "refusing to mix runs. Use another checkpoint_dir, or delete this one to start "
                 "over.")
+
+    def _refuse_foreign_files(self) -> None:
+        if not self.dir.exists():
+            return
+        if not self.dir.is_dir():
+            raise ValueError(f"checkpoint_dir {self.dir} exists and is not a folder; pass a "
+                             "folder (new or empty, or one a run checkpointed into).")
+        foreign = sorted(p.name for p in self.dir.iterdir() if not _OWN_FILE.fullmatch(p.name))
+        if foreign:
+            shown = ", ".join(foreign[:8]) + (f" (+{len(foreign) - 8} more)"
+                                              if len(foreign) > 8 else "")
+            raise ValueError(
+                f"checkpoint_dir {self.dir} holds files a checkpoint did not write: {shown}. "
+                "A run only writes into a new or empty folder or one it checkpointed into; "
+                "pass another checkpoint_dir (e.g. a subfolder).")
+
+    def _program_diff(self, fields) -> str:
+        """The first differing line of each differing program, from ``programs.json``."""
+        try:
+            stored = json.loads((self.dir / "programs.json").read_text())
+        except Exception:
+            return ""
+        out = []
+        for f in fields:
+            label = f.split(".", 2)[1] if f.startswith("program.") else None
+            if label and isinstance(stored.get(label), str) and \
+                    isinstance(self.program_texts.get(label), str):
+                from .program import program_lines_diff
+
+                diff = program_lines_diff(stored[label], self.program_texts[label])
+                out.append(f"{label}: {diff}")
+        return ("; the programs differ at " + "; ".join(out)) if out else ""
 
     def exists(self) -> bool:
         return (self.dir / "state.npz").exists()
@@ -207,6 +253,8 @@ class Checkpoint:
                 "provenance": provenance()}
         text = json.dumps(meta, indent=2, sort_keys=True)
         atomic_write_bytes(self.dir / "config.json", lambda f: f.write(text.encode()))
+        programs = json.dumps(self.program_texts, sort_keys=True)
+        atomic_write_bytes(self.dir / "programs.json", lambda f: f.write(programs.encode()))
 
     def write_chunk(self, c: int, n_chunks: int, records_host, state_host, log) -> None:
         write_npz_atomic(self.dir / f"records_{c:06d}.npz",

@@ -5,10 +5,18 @@ A chunk advances every seed from update ``t0`` and returns the new state, the re
 the chunk and one finiteness flag per seed (state, and records unless ``check_records=False``).
 Two record layouts:
 
-* regular (``record_every = r``): a nested ``lax.scan`` — outer over the chunk's record points,
-  inner over ``r`` steps; the chunk length is static;
-* irregular (``record_at``): an outer ``lax.scan`` over the chunk's record points whose inputs
-  are the gaps between them, an inner ``lax.fori_loop`` over a gap (dynamic trip count).
+* regular (``record_every = r`` with ``r`` below
+  :data:`~decentral.runner.driver.GAP_LAYOUT_MIN_SPACING`): a nested ``lax.scan`` — outer over
+  the chunk's record points, inner over ``r`` steps; the chunk length is static;
+* gaps (``record_at``, and sparser regular grids): an outer ``lax.scan`` over the chunk's
+  record points whose inputs are the gaps between them, an inner ``lax.fori_loop`` over a gap
+  (dynamic trip count). The driver pads the gaps of a chunk with zeros to a power-of-two count
+  and drops the records they produce, so the program depends on neither the horizon nor the
+  record points, only on that padded count.
+
+What is compiled is the runner's *traced programs* (:mod:`~decentral.runner.program`), not the
+user's Python functions: they are traced once, and the program that runs is the one the
+checkpoint fingerprint describes.
 
 Memory is O(seeds x state + records) either way. When a chunk is flagged, :func:`locate` runs it
 again one step at a time to find the first non-finite update of each seed (only on failure, so
@@ -18,6 +26,7 @@ the hot path pays nothing).
 from __future__ import annotations
 
 import functools
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -27,7 +36,6 @@ from jax import lax
 from jax.sharding import NamedSharding
 from jax.sharding import PartitionSpec as P
 
-from .algorithm import RecordContext
 from .keys import derive
 
 __all__ = ["Options", "Compiled", "compiled", "all_finite"]
@@ -56,6 +64,7 @@ def all_finite(tree) -> jax.Array:
 
 
 class Compiled(NamedTuple):
+    programs: Any       # the RunPrograms compiled (what the checkpoint fingerprint reads)
     init: Callable      # (seeds, params, xs) -> (state, record0, finite0)
     chunk: Callable     # regular: (seeds, state, params, xs, t0, n_blocks); irregular: (..., gaps)
     locate: Callable    # (seeds, state, params, xs, t0, is_record[L]) -> (state_ok, rec_ok) [.., L]
@@ -65,20 +74,23 @@ def _zeros_like_struct(tree):
     return jax.tree_util.tree_map(lambda s: jnp.zeros(s.shape, s.dtype), tree)
 
 
-def _build(algorithm, opts: Options, mesh) -> Compiled:
-    step = algorithm.step
+def _build(programs, opts: Options, mesh, cpu_compiler_options) -> Compiled:
+    """Compile the traced ``programs`` (:class:`~decentral.runner.program.RunPrograms`): what
+    runs is exactly what was fingerprinted, and the user's functions are not traced again."""
+    init_fn = programs.init.function()
+    step = programs.step.function()
+    record_fn = None if programs.record_fn is None else programs.record_fn.function()
+    info_struct = programs.step.out_avals[1]
     sweep = bool(opts.params_axes)
     batched = NamedSharding(mesh, P(None, "seeds") if sweep else P("seeds"))
     check_records = opts.check_records
 
     def record(state, t, info, x):
-        if opts.record_fn is None:
+        if record_fn is None:
             return state
         if opts.record_context:
-            out = opts.record_fn(state, RecordContext(t, info, x))
-        else:
-            out = opts.record_fn(state)
-        return jax.tree_util.tree_map(jnp.asarray, out)   # Python scalars become arrays
+            return record_fn(state, info, x, t)
+        return record_fn(state)
 
     def first_x(xs):
         return jax.tree_util.tree_map(lambda a: a[0], xs)
@@ -87,11 +99,7 @@ def _build(algorithm, opts: Options, mesh) -> Compiled:
         """Zeros shaped like a step's Info and x_t (the context of the initial record)."""
         if not opts.record_context:
             return None, None
-        x0 = first_x(xs)
-        info = jax.eval_shape(
-            lambda k, s: step(k, s, params, jnp.int32(0), x0)[1],
-            jax.random.fold_in(step_root, 0), state)
-        return _zeros_like_struct(info), _zeros_like_struct(x0)
+        return _zeros_like_struct(info_struct), _zeros_like_struct(first_x(xs))
 
     def advance(step_root, params, carry, t, x_t):
         st = carry[0]
@@ -112,7 +120,7 @@ def _build(algorithm, opts: Options, mesh) -> Compiled:
 
     def init_one(seed, params, xs):
         init_key, step_root = derive(seed)
-        state = jax.tree_util.tree_map(jnp.asarray, algorithm.init(init_key, params))
+        state = init_fn(init_key, params)
         info, x = context_zeros(step_root, state, params, xs)
         rec = record(state, jnp.int32(0), info, x)
         return state, rec, all_finite(state), all_finite(rec)
@@ -190,8 +198,9 @@ def _build(algorithm, opts: Options, mesh) -> Compiled:
 
     static = (5,) if opts.record_every is not None else ()
     on_cpu = all(d.platform == "cpu" for d in mesh.devices.flat)
-    own = (dict(algorithm.cpu_compiler_options) if on_cpu else {}) or None
+    own = (dict(cpu_compiler_options) if on_cpu else {}) or None
     return Compiled(
+        programs,
         jax.jit(init_v, out_shardings=batched, compiler_options=own),
         jax.jit(chunk_v, static_argnums=static, out_shardings=batched,
                 compiler_options=own),
@@ -199,23 +208,61 @@ def _build(algorithm, opts: Options, mesh) -> Compiled:
     )
 
 
-@functools.lru_cache(maxsize=64)
-def _build_cached(algorithm, opts: Options, mesh) -> Compiled:
-    return _build(algorithm, opts, mesh)
+_CACHE_SIZE = 64
+_BY_IDENTITY: OrderedDict = OrderedDict()
+_BY_PROGRAM: OrderedDict = OrderedDict()
 
 
-def compiled(algorithm, opts: Options, mesh) -> Compiled:
-    """The cached :class:`Compiled` for ``(algorithm, opts, mesh)``.
+def _remember(cache: OrderedDict, key, value) -> None:
+    cache[key] = value
+    cache.move_to_end(key)
+    if len(cache) > _CACHE_SIZE:
+        cache.popitem(last=False)
 
-    The key holds the functions themselves (by identity): a new ``record_fn`` lambda on every
-    call builds (and compiles) anew, about a second each; define it once and reuse it. (A key
-    by code alone would be unsafe: the same code can close over different arrays.)
+
+def _signature(tree) -> tuple:
+    """Hashable structure, shapes, dtypes and weak types of an abstract pytree."""
+    leaves, treedef = jax.tree_util.tree_flatten(tree)
+    return treedef, tuple((tuple(a.shape), str(a.dtype), bool(a.weak_type)) for a in leaves)
+
+
+def compiled(algorithm, opts: Options, mesh, abstract_inputs, programs, *,
+             fresh: bool = False) -> Compiled:
+    """The cached :class:`Compiled` of a run.
+
+    Two levels: by identity — the same ``Algorithm`` object and ``record_fn`` with the same
+    options, mesh and params / ``xs`` shapes reuse their functions without tracing anything —
+    and by program — an algorithm built anew (a factory called again, another graph passed as
+    data) whose traced programs (:func:`~decentral.runner.program.trace_run`, via the callable
+    ``programs``) equal an earlier one's, at the same shapes, options and mesh, reuses that
+    earlier compilation: equal programs with equal constants compute the same numbers. A key
+    by code alone would be unsafe (the same code can close over different arrays); a key by
+    the program sees the arrays by content.
     """
     try:
-        return _build_cached(algorithm, opts, mesh)
-    except TypeError:  # an unhashable record_fn (e.g. a callable object defining __eq__)
-        return _build(algorithm, opts, mesh)
-
-
-def _unused(_: Any) -> None:  # pragma: no cover
-    return None
+        identity = (algorithm, opts, mesh, _signature(abstract_inputs))
+        hash(identity)
+    except TypeError:           # an unhashable record_fn (a callable object defining __eq__)
+        identity = None
+    if identity is not None and identity in _BY_IDENTITY:
+        _BY_IDENTITY.move_to_end(identity)
+        hit = _BY_IDENTITY[identity]
+        if not fresh:
+            return hit
+        progs = programs()
+        if progs.digest == hit.programs.digest and not progs.opaque:
+            return hit
+    else:
+        progs = programs()
+    by_program = None
+    if not progs.opaque:        # host callbacks are not in the program: never shared
+        by_program = (progs.digest, opts._replace(record_fn=None), mesh,
+                      algorithm.cpu_compiler_options, _signature(abstract_inputs))
+    fns = None if by_program is None else _BY_PROGRAM.get(by_program)
+    if fns is None:
+        fns = _build(progs, opts, mesh, algorithm.cpu_compiler_options)
+        if by_program is not None:
+            _remember(_BY_PROGRAM, by_program, fns)
+    if identity is not None:
+        _remember(_BY_IDENTITY, identity, fns)
+    return fns

@@ -34,9 +34,10 @@ from decentral.results import to_jsonable
 from .algorithm import Algorithm, DivergenceError, DivergenceWarning, RunResult
 from .checkpoint import CKPT_FORMAT, Checkpoint, is_key_dtype, pad_seeds, to_host
 from .compile import Options, compiled
-from .fingerprint import code_hash, describe_functions, hash_tree, tree_spec
+from .fingerprint import hash_tree, tree_spec
 from .keys import KEY_DERIVATION, derive
 from .plan import Plan, make_plan
+from .program import RunPrograms, abstract, trace_run
 
 __all__ = ["run"]
 
@@ -72,6 +73,8 @@ def run(
         algorithm: the :class:`~decentral.runner.Algorithm` to run.
         params: what a user sweeps (a pytree of arrays), shared by all seeds. With ``sweep`` the
             swept leaves carry a leading axis ``P`` and the run is vmapped over it (one compile).
+            Checked by ``algorithm.check_params`` (each sweep entry separately) before anything
+            compiles.
         seeds: distinct integers in ``[0, 2**32)``.
         num_steps: number of updates ``T >= 1``; at most ``algorithm.max_horizon``.
         record_every: record at ``k = record_every, 2 record_every, ..., T`` (must divide T).
@@ -100,12 +103,21 @@ def run(
         chunk_size: updates per chunk (regular records: a multiple of ``record_every``).
             Default: one chunk when nothing needs intermediate results, else about 16 chunks.
             Results never depend on it.
-        checkpoint_dir: folder for checkpoints. An existing checkpoint of the same configuration
-            is resumed (bit-identical to an uninterrupted run) and a complete one returned
-            without computing; one of another configuration is refused, naming the differing
-            fields. The fingerprint covers the algorithm (name, version, ``config``, and the
-            code and every value its functions reach), ``record_fn``, params, xs, seeds, record
-            points, chunks, state/record shapes, the key derivation, PRNG and x64 settings.
+        checkpoint_dir: folder for checkpoints (new, empty, or one a run checkpointed into; a
+            folder holding other files is refused, naming them). An existing checkpoint of the
+            same configuration is resumed (bit-identical to an uninterrupted run) and a
+            complete one returned without computing; one of another configuration is refused,
+            naming the differing fields (and the first differing line of a program). The
+            fingerprint covers the traced programs of ``init``, one ``step`` and ``record_fn``
+            at the run's shapes (:mod:`~decentral.runner.program`: every operation, literal
+            and closed-over array by content, whatever module, method or global they come
+            from), the algorithm's name, version and ``config``, params, xs, seeds, record
+            points, chunks, state/record shapes, the key derivation, the jax / jaxlib
+            versions, the JAX settings that change numbers (x64, PRNG implementation,
+            ``jax_threefry_partitionable``, matmul precision), ``XLA_FLAGS`` and the
+            algorithm's ``cpu_compiler_options``. A program with parts a trace cannot see
+            (a host callback, custom derivative rules) is checkpointed only when the
+            algorithm has a ``config`` describing them.
         progress: tqdm bar over chunks; None shows it only when stderr is a terminal.
         on_chunk_end: ``on_chunk_end(chunk_index)`` after each chunk is finished and
             checkpointed (not for chunks loaded from a checkpoint).
@@ -122,9 +134,10 @@ def run(
         final state, seeds, ``num_steps``.
 
     Raises:
-        ValueError: malformed input, a run past ``max_horizon``, a checkpoint of another
-            configuration or a corrupted one, a checkpoint of an algorithm whose functions
-            reach a value that cannot be fingerprinted.
+        ValueError: malformed input, params refused by ``algorithm.check_params`` (for a
+            sweep, naming the entry), a run past ``max_horizon``, a checkpoint of another
+            configuration or a corrupted one, a checkpoint_dir holding other files, a
+            checkpoint of a program with opaque parts and no ``config``.
         DivergenceError: non-finite state with ``on_divergence="raise"``.
 
     Example:
@@ -143,7 +156,8 @@ def run(
         chunk_size=chunk_size, checkpoint_dir=checkpoint_dir, progress=progress,
         on_chunk_end=on_chunk_end, on_divergence=on_divergence)
     return _Execution(plan, params, record_fn, bool(record_context), bool(check_records),
-                      devices, on_divergence).go(checkpoint_dir, progress, on_chunk_end)
+                      devices, on_divergence, checkpoint_dir is not None
+                      ).go(checkpoint_dir, progress, on_chunk_end)
 
 
 def _device_leaf(x):
@@ -159,7 +173,7 @@ class _Execution:
     """The device-side state of one :func:`run` call."""
 
     def __init__(self, plan: Plan, params, record_fn, record_context, check_records, devices,
-                 on_divergence):
+                 on_divergence, checkpointing: bool = False):
         self.plan = plan
         self.params = params
         self.record_fn = record_fn
@@ -178,12 +192,36 @@ class _Execution:
         self.seeds_dev = jax.device_put(padded.astype(np.uint32), NamedSharding(mesh, P("seeds")))
         self.params_dev = jax.device_put(jax.tree_util.tree_map(_device_leaf, params), replicated)
         self.xs_dev = None if plan.xs is None else jax.device_put(plan.xs, replicated)
-        opts = Options(record_fn, plan.record_every, plan.params_axes, record_context,
+        # the compiled layout: a regular grid of dense records keeps its nested scans; sparser
+        # grids run in the gap layout, padded to a power-of-two record count per chunk, so one
+        # compiled program serves every horizon and record grid of the same padded size
+        self.layout_every = plan.record_every if plan.record_every is not None and \
+            plan.record_every < GAP_LAYOUT_MIN_SPACING else None
+        opts = Options(record_fn, self.layout_every, plan.params_axes, record_context,
                        check_records)
         self.opts = opts
-        self.fns = compiled(plan.algorithm, opts, mesh)
+        self.params_abstract = abstract(self.params_dev)
+        if plan.sweep:       # one sweep entry: swept leaves lose their leading axis
+            treedef, axes = plan.params_axes
+            leaves = jax.tree_util.tree_leaves(self.params_abstract)
+            self.params_abstract = jax.tree_util.tree_unflatten(treedef, [
+                jax.ShapeDtypeStruct(a.shape[1:], a.dtype, weak_type=a.weak_type) if ax == 0
+                else a for a, ax in zip(leaves, axes, strict=True)])
+        self.x_abstract = None if plan.xs is None else abstract(plan.xs, drop_leading=True)
+        self.fns = compiled(plan.algorithm, opts, mesh,
+                            (self.params_abstract, self.x_abstract), self.trace,
+                            fresh=checkpointing)
         self.diverged: set = set()
         self.log: list = []   # [(param index or -1, seed index, chunk, first_step, where)]
+
+    def trace(self) -> RunPrograms:
+        """Trace the run's programs (called by the compile cache when it needs them)."""
+        return trace_run(self.plan.algorithm, self.params_abstract, self.x_abstract,
+                         self.record_fn, self.opts.record_context)
+
+    def programs(self) -> RunPrograms:
+        """The programs compiled for this run (what a checkpoint fingerprint reads)."""
+        return self.fns.programs
 
     # ---------------- host helpers ----------------
     def host(self, tree):
@@ -193,12 +231,14 @@ class _Execution:
         plan = self.plan
         a, b = plan.chunk_bounds[c]
         t0 = plan.chunk_steps[c][0]
-        if plan.record_every is not None:
+        if self.layout_every is not None:
             extra = b - a
         else:
             steps = plan.record_steps[a:b]
             prev = np.concatenate([[t0], steps[:-1]])
-            extra = (steps - prev).astype(np.int32)
+            gaps = (steps - prev).astype(np.int32)
+            extra = np.zeros(padded_record_count(b - a), np.int32)    # zero gaps: no update,
+            extra[: b - a] = gaps                                     # records dropped later
         try:
             return self.fns.chunk(self.seeds_dev, state, self.params_dev, self.xs_dev,
                                   np.int32(t0), extra)
@@ -223,7 +263,8 @@ class _Execution:
         ckpt = None
         start, parts = 0, []
         if checkpoint_dir is not None:
-            ckpt = Checkpoint(checkpoint_dir, self.checkpoint_config(state, rec0))
+            ckpt = Checkpoint(checkpoint_dir, self.checkpoint_config(state, rec0),
+                              self.programs().texts())
             if ckpt.exists():
                 chunk_records = [b - a for a, b in plan.chunk_bounds]
                 state_template = jax.tree_util.tree_map(
@@ -275,7 +316,10 @@ class _Execution:
         if bad:
             first, where = self.locate(c, before, bad)
             self.report(bad, c, first, where)
-        recs_host = self.host(recs)
+        a, b = self.plan.chunk_bounds[c]
+        axis = self.seed_axis + 1           # drop the padding records of the gap layout
+        recs_host = jax.tree_util.tree_map(
+            lambda r: r[(slice(None),) * axis + (slice(0, b - a),)], self.host(recs))
         if ckpt is not None:
             ckpt.write_chunk(c, n_chunks, recs_host, self.host(after), self.log)
         if bar is not None:
@@ -348,8 +392,9 @@ class _Execution:
         more = f" (+{len(entries) - 10} more)" if len(entries) > 10 else ""
         span = "the initial state" if chunk < 0 else \
             f"chunk {chunk} (updates {step_range[0]}..{step_range[1]})"
-        hint = ("Reduce the step size or check the inputs" if any(e[4] == "state"
-                                                                  for e in entries)
+        own = plan.algorithm.divergence_hint
+        hint = ((f"Check the inputs and params; {plan.algorithm.name}: {own}" if own else
+                 "Check the inputs and params") if any(e[4] == "state" for e in entries)
                 else "The record_fn output is non-finite while the state is finite; if that is "
                      "legitimate (e.g. log of a zero error) pass check_records=False")
         msg = (f"run diverged in {span}: " + "; ".join(lines) + more + f". {hint}; "
@@ -364,29 +409,24 @@ class _Execution:
     def checkpoint_config(self, state, rec0) -> dict:
         plan = self.plan
         alg = plan.algorithm
-        functions, problems = describe_functions(
-            {"init": alg.init, "step": alg.step, "record_fn": self.record_fn})
-        if problems:
-            record_fn_unknown = self.record_fn is not None and functions["record_fn"] is None
-            if alg.config is None or record_fn_unknown:
-                raise ValueError(
-                    "cannot checkpoint this run: " + "; ".join(problems) + ". A checkpoint "
-                    "must be able to tell this run from any other, so every value the "
-                    "algorithm's functions reach has to be identified. Give the Algorithm a "
-                    "config describing what its functions close over (a JSON-like dict; arrays "
-                    "and graph sequences are stored by digest), or run without checkpoint_dir.")
-            # the config describes the closed-over values: keep the code of the functions
-            functions = {k: v if v is not None else {"code": code_hash(fn)}
-                         for (k, v), fn in zip(functions.items(),
-                                               (alg.init, alg.step, self.record_fn),
-                                               strict=True)}
+        programs = self.programs()
+        if programs.opaque and alg.config is None:
+            raise ValueError(
+                "cannot checkpoint this run: its traced program has parts the fingerprint "
+                "cannot see (" + "; ".join(programs.opaque) + "). A checkpoint must tell this "
+                "run from any other; give the Algorithm a config that describes these parts "
+                "(a JSON-like dict, e.g. which callback or derivative rule it uses), or run "
+                "without checkpoint_dir.")
         record_steps = plan.record_steps
         config = {
             "format": CKPT_FORMAT,
             "algorithm": {"name": alg.name, "version": alg.version,
                           "max_horizon": alg.max_horizon,
                           "config": None if alg.config is None else alg.config.to_json()},
-            "functions": functions,
+            "program": {"init": programs.init.digest, "step": programs.step.digest,
+                        "record_fn": None if programs.record_fn is None
+                        else programs.record_fn.digest,
+                        "opaque": list(programs.opaque)},
             **({"cpu_compiler_options": [list(p) for p in alg.cpu_compiler_options]}
                if alg.cpu_compiler_options else {}),
             "num_steps": plan.num_steps,
@@ -406,8 +446,7 @@ class _Execution:
             "params": hash_tree(self.params),
             "xs": None if plan.xs is None else hash_tree(plan.xs),
             "key_derivation": KEY_DERIVATION,
-            "prng_impl": str(jax.config.jax_default_prng_impl),
-            "enable_x64": bool(jax.config.jax_enable_x64),
+            "jax": numeric_settings(),
         }
         return to_jsonable(config)
 
@@ -426,6 +465,39 @@ class _Execution:
             steps = np.concatenate([[0], steps])
         return RunResult(records, steps.astype(np.int64), self.host(state), plan.seeds.copy(),
                          plan.num_steps)
+
+
+#: Regular record grids at least this sparse run in the gap layout (see ``_Execution``).
+GAP_LAYOUT_MIN_SPACING = 8
+
+
+def padded_record_count(count: int) -> int:
+    """The number of records a chunk of ``count`` records is compiled for in the gap layout:
+    the next power of two (1, 2, 4, 8, ...)."""
+    return 1 << max(0, int(count) - 1).bit_length()
+
+
+#: JAX settings that change a run's numbers without changing its traced program.
+_NUMERIC_FLAGS = ("jax_enable_x64", "jax_default_prng_impl", "jax_threefry_partitionable",
+                  "jax_default_matmul_precision", "jax_numpy_dtype_promotion")
+
+#: XLA flags that choose how many devices exist, not what they compute (results never depend
+#: on the device count).
+_DEVICE_COUNT_FLAGS = ("--xla_force_host_platform_device_count",)
+
+
+def numeric_settings() -> dict:
+    """The versions and settings a checkpoint must match besides the program: jax and jaxlib
+    versions, the JAX flags that change numbers with an identical jaxpr (x64, the PRNG
+    implementation, ``jax_threefry_partitionable``, the default matmul precision) and the
+    ``XLA_FLAGS`` environment variable (device-count flags excepted)."""
+    import jaxlib
+
+    flags = {name: str(getattr(jax.config, name, None)) for name in _NUMERIC_FLAGS}
+    xla = [f for f in os.environ.get("XLA_FLAGS", "").split()
+           if not f.startswith(_DEVICE_COUNT_FLAGS)]
+    return {"jax": jax.__version__, "jaxlib": getattr(jaxlib, "__version__", "?"),
+            **flags, "xla_flags": sorted(xla)}
 
 
 def _unpadded_struct(a, seed_axis: int, n_seeds: int) -> jax.ShapeDtypeStruct:

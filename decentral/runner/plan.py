@@ -16,7 +16,8 @@ from decentral._checks import check_int
 
 from .algorithm import Algorithm
 
-__all__ = ["Plan", "make_plan", "validate_seeds", "log_spaced_steps"]
+__all__ = ["Plan", "make_plan", "validate_seeds", "log_spaced_steps", "sweep_axes",
+           "sweep_entries"]
 
 _MAX_SEED = 2**32 - 1
 _MAX_STEPS = 2**31 - 1
@@ -107,7 +108,9 @@ def _coerce_algorithm(algorithm) -> Algorithm:
     return Algorithm(algorithm.init, algorithm.step, str(algorithm.name),
                      str(getattr(algorithm, "version", "0")),
                      getattr(algorithm, "max_horizon", None), getattr(algorithm, "config", None),
-                     getattr(algorithm, "cpu_compiler_options", ()))
+                     getattr(algorithm, "cpu_compiler_options", ()),
+                     getattr(algorithm, "check_params", None),
+                     getattr(algorithm, "divergence_hint", None))
 
 
 def _record_schedule(num_steps, record_every, record_at, record_initial):
@@ -197,7 +200,7 @@ def _chunks(record_steps, record_every, chunk_size, want_intermediate):
     return bounds, steps
 
 
-def _sweep_axes(params, sweep):
+def sweep_axes(params, sweep):
     """``(sweep?, in_axes (treedef, leaves), JSON spec)`` from ``sweep``."""
     if sweep is False or sweep is None:
         return False, (), False
@@ -291,6 +294,36 @@ def _check_params(params, axes):
     return distinct[0]
 
 
+def sweep_entries(params, axes, sweep_size):
+    """The params of each sweep entry (host values), or ``[params]`` without a sweep."""
+    if not axes:
+        return [params]
+    treedef, mapped = axes
+    leaves = jax.tree_util.tree_leaves(params)
+    out = []
+    for i in range(sweep_size):
+        out.append(jax.tree_util.tree_unflatten(treedef, [
+            (leaf[i] if _is_key_dtype(getattr(leaf, "dtype", None)) else np.asarray(leaf)[i])
+            if ax == 0 else leaf for leaf, ax in zip(leaves, mapped, strict=True)]))
+    return out
+
+
+def run_check_params(algorithm, params, axes, sweep_size) -> None:
+    """Call ``algorithm.check_params`` on the params of every sweep entry (or on ``params``);
+    a refusal of a sweep entry names its index."""
+    check = algorithm.check_params
+    if check is None:
+        return
+    entries = sweep_entries(params, axes, sweep_size)
+    for i, entry in enumerate(entries):
+        try:
+            check(entry)
+        except ValueError as exc:
+            if len(entries) == 1 and not axes:
+                raise
+            raise type(exc)(f"params sweep entry {i}: {exc}") from exc
+
+
 def _check_xs(xs, num_steps: int):
     leaves = jax.tree_util.tree_flatten_with_path(xs)[0]
     if not leaves:
@@ -330,8 +363,9 @@ def make_plan(algorithm, params, seeds, num_steps, *, record_every, record_at, r
     if on_divergence not in ("raise", "warn"):
         raise ValueError(f"on_divergence must be 'raise' or 'warn'; got {on_divergence!r}.")
     seeds = validate_seeds(seeds)
-    is_sweep, axes, sweep_spec = _sweep_axes(params, sweep)
+    is_sweep, axes, sweep_spec = sweep_axes(params, sweep)
     sweep_size = _check_params(params, axes)
+    run_check_params(algorithm, params, axes, sweep_size)
     xs = _check_xs(xs, num_steps)
     if record_fn is not None and not callable(record_fn):
         raise ValueError(f"record_fn must be callable or None; got {record_fn!r}.")
