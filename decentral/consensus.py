@@ -40,7 +40,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from decentral.graphs import GraphSequence, mix
+from decentral.graphs import GraphSequence, as_sequence, mix
 
 __all__ = ["ConsensusState", "ConsensusParams", "consensus", "consensus_params"]
 
@@ -61,54 +61,76 @@ class ConsensusParams(NamedTuple):
     Attributes:
         x0: the initial values ``[N]`` / ``[N, *shape]``, or None to draw ``x(0) ~ N(0, I)``
             from each seed's init key.
+        graphs: None (the algorithm's own sequence), or another
+            :class:`~decentral.graphs.GraphSequence` of exactly its structure (N, backend,
+            form, rule, table width): the run mixes over this one, so one compiled program
+            serves many graphs (a sweep over graphs maps over its array leaves).
     """
 
     x0: Any = None
+    graphs: Any = None
 
 
-def consensus_params(x0: Any = None) -> ConsensusParams:
-    """Params of :func:`consensus`: fixed initial values ``x0`` or None (Gaussian per seed).
+def _check_x0(x0, n: int | None = None):
+    """``x0`` as a float numpy array, after checking it (numbers, an agent axis, finite, and
+    ``N`` agents when ``n`` is known)."""
+    arr = np.asarray(x0)
+    if arr.dtype == object or not np.issubdtype(arr.dtype, np.number) or arr.dtype == bool:
+        raise ValueError(f"params.x0 must be numbers; got dtype {arr.dtype}.")
+    if arr.ndim == 0:
+        raise ValueError("params.x0 needs a leading agent axis [N, ...]; got a scalar.")
+    if n is not None and arr.shape[0] != n:
+        raise ValueError(f"params.x0 has {arr.shape[0]} agents; the graphs have N = {n} "
+                         f"(x0 must be [N, ...]).")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError("params.x0 has NaN or infinite entries; initial values must be "
+                         "finite.")
+    return arr.astype(np.result_type(arr.dtype, np.float32))
+
+
+def consensus_params(x0: Any = None, *, graphs: Any = None) -> ConsensusParams:
+    """Params of :func:`consensus`: fixed initial values ``x0`` or None (Gaussian per seed),
+    and optionally the graphs of this run (see :class:`ConsensusParams`).
 
     Raises:
-        ValueError: ``x0`` holds NaN or infinite values.
+        ValueError: ``x0`` is not numbers, has no agent axis, or holds NaN / infinite values
+            (the same check :func:`consensus`'s ``check_params`` applies to any params).
 
     Example:
         >>> consensus_params([1.0, 2.0]).x0
         array([1., 2.])
     """
-    if x0 is None:
-        return ConsensusParams(None)
-    arr = np.asarray(x0)
-    if arr.dtype == object or not np.issubdtype(arr.dtype, np.number):
-        raise ValueError(f"x0 must be numbers; got dtype {arr.dtype}.")
-    if arr.ndim == 0:
-        raise ValueError("x0 needs a leading agent axis [N, ...]; got a scalar.")
-    if not np.all(np.isfinite(arr)):
-        raise ValueError("x0 has NaN or infinite entries; initial values must be finite.")
-    return ConsensusParams(arr.astype(np.result_type(arr.dtype, np.float32)))
+    return ConsensusParams(None if x0 is None else _check_x0(x0), graphs)
 
 
-def consensus(graphs: GraphSequence, *, shape: tuple[int, ...] | int | None = None,
-              dtype: Any = None, per_seed_graphs: bool = False):
+def consensus(graphs, *, shape: tuple[int, ...] | int | None = None, dtype: Any = None,
+              per_seed_graphs: bool | None = None, rule: str | None = None,
+              backend: str | None = None):
     """Plain consensus ``x(t+1) = W(t) x(t)`` over a row-stochastic graph sequence.
 
     Args:
-        graphs: the sequence ``t -> W(t)`` (any form and backend of :mod:`decentral.graphs`);
-            its weights must be row-stochastic.
+        graphs: the sequence ``t -> W(t)``: anything
+            :func:`decentral.graphs.as_sequence` accepts (a ``GraphSequence`` of any form
+            and backend, a weight matrix, or a boolean adjacency with ``rule``); its weights
+            must be row-stochastic.
         shape: trailing shape of each agent's value (None: a scalar per agent); used when the
             params give no ``x0``.
         dtype: dtype of the drawn ``x(0)`` (default: JAX's default float); a given ``x0`` keeps
             its own dtype.
-        per_seed_graphs: pass each seed's step key to ``graphs.at`` (random sequences built with
-            ``shared_across_seeds=False``: every seed draws its own graphs).
+        per_seed_graphs: no longer needed: every step passes the seed's key to ``graphs.at``
+            and the sequence decides whether it draws per seed
+            (``shared_across_seeds=False``). Kept for old callers; when given it must match
+            the sequence.
+        rule, backend: as in :func:`decentral.graphs.as_sequence`.
 
     Returns:
         An :class:`~decentral.runner.Algorithm` with state :class:`ConsensusState`, params
-        :class:`ConsensusParams`, and ``max_horizon = graphs.length``.
+        :class:`ConsensusParams` (checked by ``check_params`` wherever they arrive), and
+        ``max_horizon = graphs.length``.
 
     Raises:
-        ValueError: ``graphs`` is not a GraphSequence, its weights are not row-stochastic, or
-            ``per_seed_graphs`` does not match how the sequence draws.
+        ValueError: ``graphs`` is not accepted by ``as_sequence``, its weights are not
+            row-stochastic, or ``per_seed_graphs`` does not match how the sequence draws.
 
     Example:
         >>> import decentral.graphs as g
@@ -118,54 +140,50 @@ def consensus(graphs: GraphSequence, *, shape: tuple[int, ...] | int | None = No
     """
     from decentral.runner import Algorithm
 
-    if not isinstance(graphs, GraphSequence):
-        raise ValueError(f"graphs must be a decentral.graphs.GraphSequence (static, periodic, "
-                         f"explicit, random_edge_drops, ...); got {type(graphs).__name__}.")
+    graphs = as_sequence(graphs, rule=rule, backend=backend)
     _require_row_stochastic(graphs)
-    if per_seed_graphs == bool(getattr(graphs, "shared_across_seeds", True)) and \
-            graphs.form == "random":
+    drawn_per_seed = graphs.form == "random" and not graphs.shared_across_seeds
+    if per_seed_graphs is not None and bool(per_seed_graphs) != drawn_per_seed:
         raise ValueError("per_seed_graphs must be True exactly when the random sequence draws "
-                         "per seed (shared_across_seeds=False).")
+                         "per seed (shared_across_seeds=False); it can be left out.")
     trailing = () if shape is None else (shape,) if isinstance(shape, int) else tuple(shape)
-    if any(not isinstance(s, int) or s < 1 for s in trailing):
+    if any(isinstance(s, bool) or not isinstance(s, int) or s < 1 for s in trailing):
         raise ValueError(f"shape must be positive integers; got {shape!r}.")
     n = graphs.n
     draw_dtype = jnp.dtype(dtype) if dtype is not None else jnp.zeros(()).dtype
 
+    def check_params(params) -> None:
+        if params is None:
+            return
+        if not isinstance(params, ConsensusParams):
+            raise ValueError(f"params must be ConsensusParams (consensus_params(...)) or None; "
+                             f"got {type(params).__name__}.")
+        if params.x0 is not None:
+            _check_x0(params.x0, n)
+        if params.graphs is not None:
+            graphs.require_same_structure(params.graphs)
+            _require_row_stochastic(params.graphs, "params.graphs")
+
     def init(key, params):
         if params is None or params.x0 is None:
             return ConsensusState(jax.random.normal(key, (n, *trailing), draw_dtype))
-        x0 = jnp.asarray(params.x0)
-        if x0.shape[0] != n:
-            raise ValueError(f"x0 has {x0.shape[0]} agents; the graphs have {n}.")
-        return ConsensusState(x0)
+        return ConsensusState(jnp.asarray(params.x0))
 
     def step(key, state, params, t, x_t):
-        graph = graphs.at(t, key) if per_seed_graphs else graphs.at(t)
-        x = mix(graph, state.x, exact_nonfinite=False)     # one plain matmul on dense graphs
+        seq = graphs if params is None or params.graphs is None else params.graphs
+        x = mix(seq.at(t, key), state.x, exact_nonfinite=False)   # one matmul on dense graphs
         return ConsensusState(x.astype(state.x.dtype)), None
 
     config = {"graphs": graphs.digest(), "shape": list(trailing), "dtype": str(draw_dtype),
-              "per_seed_graphs": bool(per_seed_graphs)}
+              "per_seed_graphs": drawn_per_seed}
     return Algorithm(init=init, step=step, name="consensus", version="1",
-                     max_horizon=graphs.length, config=config)
+                     max_horizon=graphs.length, config=config, check_params=check_params)
 
 
-def _require_row_stochastic(graphs: GraphSequence) -> None:
-    """Refuse a deterministic sequence whose weights are not row-stochastic (checked on the
-    host over its stored graphs; random sequences are built from a row rule or refused)."""
-    from decentral.graphs import is_row_stochastic
+def _require_row_stochastic(graphs: GraphSequence, name: str = "graphs") -> None:
+    """Refuse a sequence any of whose matrices is not row-stochastic: one verdict for a matrix
+    whatever the form and backend that carry it (fixed forms by their stored weights, random
+    ones by every graph they can draw; :func:`decentral.graphs.require_stochastic_sequence`)."""
+    from decentral.graphs import require_stochastic_sequence
 
-    if graphs.form == "random":
-        if graphs.rule not in ("row", "metropolis"):
-            raise ValueError(f"consensus needs row-stochastic weights; this random sequence "
-                             f"re-weights by rule={graphs.rule!r}. Use rule='row' or "
-                             "'metropolis'.")
-        return
-    steps = graphs.length if graphs.length is not None else graphs.period
-    stack = graphs.weights_host(steps)
-    bad = [k for k, w in enumerate(stack) if not is_row_stochastic(w)]
-    if bad:
-        raise ValueError(f"consensus needs row-stochastic weights W(t) (rows sum to 1); the "
-                         f"graphs at steps {bad[:5]} are not. Build them with rule='row' (or "
-                         "'metropolis').")
+    require_stochastic_sequence(graphs, "row", who=f"consensus ({name})")

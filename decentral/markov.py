@@ -46,7 +46,7 @@ import jax.numpy as jnp
 import numpy as np
 from scipy.sparse.csgraph import breadth_first_order, connected_components
 
-from decentral._checks import check_int
+from decentral._checks import check_index, check_indices, check_int, sum_tolerance
 
 __all__ = [
     "SAMPLER_VERSION",
@@ -137,6 +137,7 @@ def _as_transition(transition, *, name: str = "transition") -> np.ndarray:
         )
     if p.shape[0] == 0:
         raise ValueError(f"{name} has no states (shape {p.shape}); a chain needs S >= 1 states.")
+    given = p.dtype
     p = _real_finite_float64(p, name, "probabilities")
     if np.any(p < 0):
         where = np.argwhere(p < 0)[0].tolist()
@@ -145,13 +146,14 @@ def _as_transition(transition, *, name: str = "transition") -> np.ndarray:
             "probabilities must be non-negative."
         )
     sums = p.sum(axis=1)
-    bad = np.flatnonzero(np.abs(sums - 1.0) > _ROW_SUM_TOL)
+    tol = sum_tolerance(given, p.shape[0], _ROW_SUM_TOL)   # the given dtype's precision
+    bad = np.flatnonzero(np.abs(sums - 1.0) > tol)
     if bad.size:
         row = int(bad[0])
         raise ValueError(
             f"{name} is not row-stochastic: row {row} sums to {float(sums[row])!r} (rows "
             f"{bad[:10].tolist()}{'...' if bad.size > 10 else ''} are off by more than "
-            f"{_ROW_SUM_TOL:g}). Row x must be the distribution of the next state given x; "
+            f"{tol:g}). Row x must be the distribution of the next state given x; "
             "normalise the rows with "
             f"`{name} / {name}.sum(axis=1, keepdims=True)` (and check that the orientation is "
             "[now, next], not its transpose)."
@@ -195,7 +197,9 @@ def markov_chain(transition) -> MarkovChain:
 
     Args:
         transition: ``[S, S]`` array; square, finite, non-negative, every row summing to 1
-            within 1e-10. A traced value (inside ``jit``) cannot be checked and is used as is.
+            within 1e-10 (or ``64 S eps`` of its dtype when that is larger: float32 rows are
+            exact to about ``S eps32`` only). A traced value (inside ``jit``) cannot be checked
+            and is used as is.
 
     Returns:
         A :class:`MarkovChain` of JAX arrays in JAX's current default float dtype. Its
@@ -343,9 +347,28 @@ def next_state(key: jax.Array, chain: MarkovChain, state) -> jax.Array:
         >>> jax.vmap(next_state, (0, None, 0))(keys, chain, jnp.zeros(8, jnp.int32)).tolist()
         [1, 1, 1, 1, 1, 1, 1, 1]
     """
+    _check_state(state, chain, "state")
     row = chain.cumulative[state]
     u = jax.random.uniform(key, dtype=row.dtype)
     return jnp.sum(row <= u, dtype=jnp.int32)
+
+
+def _check_state(state, chain: MarkovChain, name: str) -> None:
+    """Refuse a concrete state that is not an integer index of the chain (a bool, a float such
+    as 1.5, which ``int32`` would truncate, or an index past the end, which a JAX gather would
+    clamp to the last state). Traced states (inside jit / scan) cannot be checked here."""
+    if isinstance(state, jax.core.Tracer):
+        return
+    if np.ndim(state) == 0:
+        check_index(state, name, int(np.shape(chain.cumulative)[0]),
+                    hint="States are integers 0..S-1 of the chain.")
+        return
+    arr = np.asarray(state)
+    if not np.issubdtype(arr.dtype, np.integer) or arr.dtype == np.bool_:
+        raise ValueError(f"{name} must hold integer states in [0, "
+                         f"{np.shape(chain.cumulative)[0]}); got dtype {arr.dtype}.")
+    check_indices(arr, name, int(np.shape(chain.cumulative)[0]),
+                  hint="States are integers 0..S-1 of the chain.")
 
 
 def sample_path(
@@ -389,6 +412,7 @@ def sample_path(
     except ValueError as err:
         raise ValueError(f"{err} num_steps is the number of transitions, a Python int; under "
                          "jit mark it static (static_argnums).") from None
+    _check_state(initial_state, chain, "initial_state")
     x0 = jnp.asarray(initial_state, dtype=jnp.int32)
 
     def body(state, i):
@@ -567,8 +591,11 @@ def mixing_time(
     if start_states is None:
         starts = np.arange(num_states)
     else:
-        starts = np.unique(np.asarray(start_states, dtype=np.int64).ravel())
-        if starts.size == 0 or starts.min() < 0 or starts.max() >= num_states:
+        one = np.ndim(start_states) == 0 and not isinstance(start_states, (str, bytes))
+        starts = np.unique(np.asarray(check_indices(
+            [start_states] if one else start_states, "start_states", num_states,
+            hint="start_states lists integer state indices."), dtype=np.int64))
+        if starts.size == 0:
             raise ValueError(
                 f"start_states must be a non-empty list of state indices in [0, {num_states}); "
                 f"got {start_states!r}."

@@ -184,8 +184,9 @@ def hull_data(num_seeds: int, num_steps: int, base_seed: int = 0
             for ak, x in zip(cases, xs, strict=True):
                 data[f"{gk}__{ak}__{name}"] = x
                 data[f"{gk}__{ak}__{name}_violation"] = np.stack(
-                    [hull_violation(x[s], x0[s], coop) for s in range(num_seeds)])
-                data[f"{gk}__{ak}__{name}_spread"] = cooperative_spread(x, coop)
+                    [hull_violation(x[s], x0[s], coop, agent_axis=-1)
+                     for s in range(num_seeds)])
+                data[f"{gk}__{ak}__{name}_spread"] = cooperative_spread(x, coop, agent_axis=-1)
         described_graphs[gk] = {"label": gcase["label"], "robustness": gcase["robustness"],
                                 "cooperative_robustness": gcase["cooperative_robustness"],
                                 "adjacency": np.asarray(adj).astype(int).tolist(),

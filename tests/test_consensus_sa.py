@@ -621,10 +621,13 @@ def test_algorithm_validation_errors(tiny):
         sa_params(constant(0.1), initial_distribution=[0.5, 0.6])
     with pytest.raises(ValueError, match="LinearSAProblem"):
         consensus_sa("not a problem", g.static(W_ROW))
-    # a per-seed random sequence needs per_seed_graphs=True (and vice versa)
+    # the sequence decides whether it draws per seed: the old per_seed_graphs is unneeded,
+    # and refused only when it contradicts the sequence
     drops = g.random_edge_drops(g.complete(2), 0.3, shared_across_seeds=False)
+    assert consensus_sa(tiny, drops).config["per_seed_graphs"] is True
+    assert consensus_sa(tiny, drops, per_seed_graphs=True).config["per_seed_graphs"] is True
     with pytest.raises(ValueError, match="per_seed_graphs"):
-        consensus_sa(tiny, drops)
+        consensus_sa(tiny, drops, per_seed_graphs=False)
 
 
 def test_moment_and_horizon_errors(td3):

@@ -508,12 +508,57 @@ def test_explicit_stack_past_its_end_is_refused_before_compiling_or_reported_exa
         assert info.value.first_step == [4]
 
 
-def test_shared_random_sequence_refuses_a_per_seed_key():
+def test_the_sequence_decides_which_key_its_draws_use():
+    """Families always pass their graph key; a shared sequence draws from its own key (the
+    caller's is not used), a per-seed one from the caller's, and fixed forms ignore it."""
     seq = g.random_edge_drops(g.complete(5), 0.5, key=0)
-    with pytest.raises(ValueError, match="shared across seeds"):
-        seq.at(3, jax.random.key(1))
-    with pytest.raises(ValueError, match="shared across seeds"):
-        seq.weights_host(3, key=jax.random.key(1))
+    own = np.asarray(seq.dense_at(3))
+    for other in (jax.random.key(1), jax.random.key(2)):
+        np.testing.assert_array_equal(np.asarray(seq.dense_at(3, other)), own)
+    np.testing.assert_array_equal(seq.weights_host(3, key=jax.random.key(1)),
+                                  seq.weights_host(3))
+    per_seed = g.random_edge_drops(g.complete(5), 0.5, shared_across_seeds=False)
+    a = np.asarray(per_seed.dense_at(3, jax.random.key(1)))
+    b = np.asarray(per_seed.dense_at(3, jax.random.key(2)))
+    assert not np.array_equal(a, b)
+    with pytest.raises(ValueError, match="pass the seed's key"):
+        per_seed.at(3)
+    ring = g.static(g.ring(4), rule="row")
+    np.testing.assert_array_equal(np.asarray(ring.at(0, jax.random.key(5))),
+                                  np.asarray(ring.at(0)))
+    graph_key, rest = per_seed.split_key(jax.random.key(7))
+    assert graph_key is not None
+    assert ring.split_key(jax.random.key(7))[0] is None
+
+
+def test_as_sequence_is_the_one_graph_convention():
+    W = g.row_stochastic(g.ring(4))
+    assert g.as_sequence(W).digest() == g.static(W).digest()
+    assert g.as_sequence(g.ring(4), rule="row").digest() == g.static(g.ring(4),
+                                                                    rule="row").digest()
+    seq = g.static(W, backend="sparse")
+    assert g.as_sequence(seq) is seq
+    assert g.as_sequence(g.ring(4), default_rule="column").rule == "column"
+    for bad, pattern in [([W, W], "periodic"), (np.stack([W, W]), "periodic"),
+                         (g.ring(4), "without a rule"), ("ring", "got str"),
+                         (np.ones((3, 4)), "shape"), (None, "NoneType")]:
+        with pytest.raises(ValueError, match=pattern):
+            g.as_sequence(bad)
+    with pytest.raises(ValueError, match="backend"):
+        g.as_sequence(seq, backend="dense")
+    with pytest.raises(ValueError, match="rule"):
+        g.as_sequence(g.static(g.ring(4), rule="row"), rule="column")
+    with pytest.raises(ValueError, match="neither row- nor column-stochastic"):
+        g.as_sequence(np.full((3, 3), 0.5))
+    a, b = g.static(g.ring(4), rule="row"), g.static(g.complete(4), rule="row")
+    a.require_same_structure(b)                          # dense: same shapes
+    with pytest.raises(ValueError, match="n is 5"):
+        a.require_same_structure(g.static(g.ring(5), rule="row"))
+    with pytest.raises(ValueError, match="leaf 'idx'"):
+        g.static(g.ring(4), rule="row", backend="sparse").require_same_structure(
+            g.static(g.complete(4), rule="row", backend="sparse"))
+    with pytest.raises(ValueError, match="must be a decentral.graphs.GraphSequence"):
+        a.require_same_structure(W)
 
 
 def test_float32_random_sequence_passes_the_stochasticity_checks():

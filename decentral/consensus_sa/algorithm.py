@@ -42,14 +42,17 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from decentral.graphs import GraphSequence, is_row_stochastic, mix
+from decentral._checks import sum_tolerance
+from decentral.graphs import GraphSequence, as_sequence, mix
 from decentral.markov import next_state
 from decentral.schedules import StepSize, step_size, validate_step_size
 
 from .problem import LinearSAProblem
 
-__all__ = ["SAState", "SAParams", "sa_params", "consensus_sa", "VARIANTS", "theta_of",
-           "initial_chain_state", "DIVERGENCE_FACTOR", "divergence_scale"]
+__all__ = ["SAState", "SAParams", "sa_params", "check_sa_params", "consensus_sa", "VARIANTS",
+           "theta_of", "initial_chain_state", "DIVERGENCE_FACTOR", "divergence_scale",
+           "check_graphs", "check_divergence_options", "blowup_guard", "check_params_shapes",
+           "sa_check_params"]
 
 VARIANTS = ("combine_then_adapt", "adapt_then_combine")
 
@@ -80,14 +83,58 @@ class SAParams(NamedTuple):
             t from 0).
         theta0: ``[N, d]`` initial parameters, or None for zeros.
         initial_distribution: ``[S]`` distribution of ``X_0``, or None for the stationary one.
+        graphs: None (the algorithm's own sequence), or another
+            :class:`~decentral.graphs.GraphSequence` of exactly its structure: the run mixes
+            over this one (one compiled program for many graphs).
     """
 
     step_size: StepSize
     theta0: Any = None
     initial_distribution: Any = None
+    graphs: Any = None
 
 
-def sa_params(step_size: StepSize, theta0=None, initial_distribution=None) -> SAParams:
+def check_sa_params(params, *, num_agents: int | None = None, dim: int | None = None,
+                    num_states: int | None = None) -> None:
+    """The one check of SA params (:func:`sa_params` and the algorithms' ``check_params``):
+    a valid step-size schedule, finite numbers ``theta0 [N, d]`` and a probability vector
+    ``initial_distribution [S]`` (shapes checked where the sizes are given).
+
+    Raises:
+        ValueError: naming the field (``params.step_size``, ``params.theta0``,
+            ``params.initial_distribution``).
+    """
+    if not isinstance(params, SAParams):
+        raise ValueError(f"params must be SAParams (decentral.consensus_sa.sa_params(...)); got "
+                         f"{type(params).__name__}.")
+    if not isinstance(params.step_size, StepSize):
+        raise ValueError("params.step_size must be a decentral.schedules.StepSize "
+                         "(constant(0.1), harmonic(alpha0, t0), ...); got "
+                         f"{type(params.step_size).__name__}.")
+    try:
+        validate_step_size(params.step_size)
+    except ValueError as exc:
+        raise ValueError(f"params.step_size: {exc}") from None
+    if params.theta0 is not None:
+        theta0 = np.asarray(params.theta0)
+        if theta0.dtype == object or theta0.dtype == bool or \
+                not np.issubdtype(theta0.dtype, np.number) or not np.all(np.isfinite(theta0)):
+            raise ValueError("params.theta0 must be finite numbers [N, d].")
+    if params.initial_distribution is not None:
+        given = np.asarray(params.initial_distribution)
+        p0 = np.asarray(given, dtype=np.float64) if given.dtype != object else None
+        tol = sum_tolerance(given.dtype, given.shape[-1] if given.ndim else 1, 1e-9) \
+            if p0 is not None else 0.0                                    # its dtype's
+        if p0 is None or p0.ndim < 1 or np.any(p0 < 0) or not np.all(np.isfinite(p0)) or \
+                np.any(np.abs(p0.sum(axis=-1) - 1) > tol):
+            raise ValueError("params.initial_distribution must be a probability vector [S] "
+                             "(non-negative, summing to 1).")
+    if num_agents is not None:
+        check_params_shapes(params, num_agents, dim, num_states)
+
+
+def sa_params(step_size: StepSize, theta0=None, initial_distribution=None, *,
+              graphs=None) -> SAParams:
     """Params of :func:`consensus_sa` and :func:`~decentral.push_sum.push_sum_sa`.
 
     Args:
@@ -95,32 +142,23 @@ def sa_params(step_size: StepSize, theta0=None, initial_distribution=None) -> SA
             ``polynomial``; stacked with ``stack_schedules`` to sweep).
         theta0: initial ``[N, d]`` values (default zeros).
         initial_distribution: ``[S]`` law of ``X_0`` (default: stationary).
+        graphs: the graphs of this run (see :class:`SAParams`); default the algorithm's.
 
     Raises:
-        ValueError: NaN in the step size or ``theta0``; a distribution that is not stochastic.
+        ValueError: NaN in the step size or ``theta0``; a distribution that is not stochastic
+            (:func:`check_sa_params`, the check every run applies too).
 
     Example:
         >>> from decentral.schedules import constant
         >>> sa_params(constant(0.1)).theta0 is None
         True
     """
-    if not isinstance(step_size, StepSize):
-        raise ValueError("step_size must be a decentral.schedules.StepSize (constant(0.1), "
-                         f"harmonic(alpha0, t0), ...); got {type(step_size).__name__}.")
-    validate_step_size(step_size)
-    if theta0 is not None:
-        theta0 = np.asarray(theta0)
-        if theta0.dtype == object or not np.issubdtype(theta0.dtype, np.number) or \
-                not np.all(np.isfinite(theta0)):
-            raise ValueError("theta0 must be finite numbers [N, d].")
-    if initial_distribution is not None:
-        p0 = np.asarray(initial_distribution, dtype=np.float64)
-        if p0.ndim < 1 or np.any(p0 < 0) or not np.all(np.isfinite(p0)) or \
-                np.any(np.abs(p0.sum(axis=-1) - 1) > 1e-9):
-            raise ValueError("initial_distribution must be a probability vector [S] "
-                             "(non-negative, summing to 1).")
-        initial_distribution = p0
-    return SAParams(step_size, theta0, initial_distribution)
+    params = SAParams(step_size, theta0, initial_distribution, graphs)
+    check_sa_params(params)
+    return params._replace(
+        theta0=None if theta0 is None else np.asarray(theta0),
+        initial_distribution=None if initial_distribution is None else
+        np.asarray(initial_distribution, dtype=np.float64))
 
 
 def initial_chain_state(key, problem_stationary, initial_distribution):
@@ -150,28 +188,31 @@ def theta_of(state) -> jax.Array:
     return state.theta
 
 
-def _check_graphs(graphs, n: int, kind: str) -> None:
+def check_graphs(graphs, n: int, kind: str, *, name: str = "graphs") -> None:
+    """Refuse a sequence that is not a GraphSequence, has another agent count than the
+    problem, or has a matrix that is not ``kind``-stochastic (one verdict for a matrix whatever
+    its form and backend; random forms: every draw)."""
     if not isinstance(graphs, GraphSequence):
-        raise ValueError(f"graphs must be a decentral.graphs.GraphSequence; got "
+        raise ValueError(f"{name} must be a decentral.graphs.GraphSequence; got "
                          f"{type(graphs).__name__}.")
     if graphs.n != n:
-        raise ValueError(f"the graphs have {graphs.n} agents but the problem's b has N = {n}.")
-    if graphs.form == "random":
-        want = ("row", "metropolis") if kind == "row" else ("column",)
-        if graphs.rule not in want:
-            raise ValueError(f"this algorithm needs {kind}-stochastic weights; the random "
-                             f"sequence re-weights by rule={graphs.rule!r}. Use rule="
-                             f"{want[0]!r}.")
-        return
-    steps = graphs.length if graphs.length is not None else graphs.period
-    stack = graphs.weights_host(steps)
-    from decentral.graphs import is_column_stochastic
+        raise ValueError(f"the {name} have {graphs.n} agents but the problem's b has N = {n}.")
+    from decentral.graphs import require_stochastic_sequence
 
-    test = is_row_stochastic if kind == "row" else is_column_stochastic
-    bad = [k for k, w in enumerate(stack) if not test(w)]
-    if bad:
-        raise ValueError(f"this algorithm needs {kind}-stochastic weights W(t); the graphs at "
-                         f"steps {bad[:5]} are not. Build them with rule={kind!r}.")
+    require_stochastic_sequence(graphs, kind, who=f"this algorithm ({name})")
+
+
+def sa_check_params(graphs: GraphSequence, problem: LinearSAProblem, kind: str):
+    """The ``check_params`` of an SA algorithm on ``graphs`` (``kind``-stochastic mixing):
+    :func:`check_sa_params` with the problem's sizes, and a params sequence of the
+    algorithm's structure whose matrices are ``kind``-stochastic."""
+    def check_params(params) -> None:
+        check_sa_params(params, num_agents=problem.num_agents, dim=problem.dim,
+                        num_states=problem.num_states)
+        if params.graphs is not None:
+            graphs.require_same_structure(params.graphs)
+            check_graphs(params.graphs, problem.num_agents, kind, name="params.graphs")
+    return check_params
 
 
 def divergence_scale(problem: LinearSAProblem) -> float:
@@ -195,7 +236,9 @@ def divergence_scale(problem: LinearSAProblem) -> float:
     return float(max(1.0, np.max(np.linalg.norm(lim, axis=-1))))
 
 
-def _check_divergence_options(factor, after) -> None:
+def check_divergence_options(factor, after) -> None:
+    """Refuse a ``divergence_factor`` that is not a finite number > 1 (or None) and a
+    ``divergence_after`` that is not a non-negative int."""
     if factor is not None and not (isinstance(factor, (int, float)) and np.isfinite(factor)
                                    and factor > 1):
         raise ValueError(f"divergence_factor must be a finite number > 1 or None; got "
@@ -223,18 +266,22 @@ def blowup_guard(theta, theta0, t, scale: float, factor, after: int, rows=None):
     return jnp.where(blown, jnp.nan, theta)
 
 
-def consensus_sa(problem: LinearSAProblem, graphs: GraphSequence, *,
-                 variant: str = "combine_then_adapt", per_seed_graphs: bool = False,
+def consensus_sa(problem: LinearSAProblem, graphs, *,
+                 variant: str = "combine_then_adapt", per_seed_graphs: bool | None = None,
                  divergence_factor: float | None = DIVERGENCE_FACTOR,
-                 divergence_after: int = 0):
+                 divergence_after: int = 0, rule: str | None = None,
+                 backend: str | None = None):
     """Consensus SA (Lin, Gupta, Liu, eq. (1)) as a runner :class:`~decentral.runner.Algorithm`.
 
     Args:
         problem: the tables (:class:`LinearSAProblem`, e.g. :func:`td0_problem`).
-        graphs: a row-stochastic sequence ``t -> W_t`` (any form and backend).
+        graphs: a row-stochastic sequence ``t -> W_t``: anything
+            :func:`decentral.graphs.as_sequence` accepts (any form and backend, a weight
+            matrix, an adjacency with ``rule``).
         variant: ``"combine_then_adapt"`` (the paper, default) or ``"adapt_then_combine"``
             (Remark 1).
-        per_seed_graphs: random sequences drawn per seed (``shared_across_seeds=False``).
+        per_seed_graphs: no longer needed (the sequence decides whether it draws per seed,
+            ``shared_across_seeds=False``); when given it must match the sequence.
         divergence_factor: an iterate with some agent's ``||theta^i_{t+1}||`` above
             ``divergence_factor * max(1, max_i ||theta0^i||, max_j ||theta*_{e_j}||)``
             (:func:`divergence_scale`) at an update ``t >= divergence_after`` is divergent: the
@@ -244,9 +291,11 @@ def consensus_sa(problem: LinearSAProblem, graphs: GraphSequence, *,
             (1e6), leaves room for the early growth a large ``alpha_0`` may cause, which the
             theorem does not exclude; raise ``divergence_after`` to skip a known transient.
         divergence_after: first update at which the norm check applies (default 0).
+        rule, backend: as in :func:`decentral.graphs.as_sequence`.
 
     Returns:
-        An ``Algorithm`` with state :class:`SAState`, params :class:`SAParams`,
+        An ``Algorithm`` with state :class:`SAState`, params :class:`SAParams` (checked
+        wherever they arrive by :func:`check_sa_params` and the graphs' checks),
         ``max_horizon = graphs.length``, and a ``config`` naming the problem, graphs and
         variant.
 
@@ -261,17 +310,18 @@ def consensus_sa(problem: LinearSAProblem, graphs: GraphSequence, *,
     if not isinstance(problem, LinearSAProblem):
         raise ValueError(f"problem must be a LinearSAProblem (td0_problem, ...); got "
                          f"{type(problem).__name__}.")
-    _check_graphs(graphs, problem.num_agents, "row")
-    if graphs.form == "random" and per_seed_graphs == graphs.shared_across_seeds:
+    graphs = as_sequence(graphs, rule=rule, backend=backend)
+    check_graphs(graphs, problem.num_agents, "row")
+    if per_seed_graphs is not None and bool(per_seed_graphs) != graphs.draws_per_seed:
         raise ValueError("per_seed_graphs must be True exactly when the random sequence draws "
-                         "per seed (shared_across_seeds=False).")
+                         "per seed (shared_across_seeds=False); it can be left out.")
     A_tab = jnp.asarray(problem.A)
     b_tab = jnp.asarray(problem.b)
     stationary = jnp.asarray(problem.stationary)
     chain = problem.chain
     n, d = problem.num_agents, problem.dim
     combine_first = variant == "combine_then_adapt"
-    _check_divergence_options(divergence_factor, divergence_after)
+    check_divergence_options(divergence_factor, divergence_after)
     scale = divergence_scale(problem) if divergence_factor is not None else 1.0
 
     def init(key, params: SAParams) -> SAState:
@@ -283,11 +333,9 @@ def consensus_sa(problem: LinearSAProblem, graphs: GraphSequence, *,
         return SAState(theta, x0)
 
     def step(key, state: SAState, params: SAParams, t, x_t):
-        if per_seed_graphs:
-            graph_key, chain_key = jax.random.split(key)
-            graph = graphs.at(t, graph_key)
-        else:
-            chain_key, graph = key, graphs.at(t)
+        seq = graphs if params.graphs is None else params.graphs
+        graph_key, chain_key = seq.split_key(key)
+        graph = seq.at(t, graph_key)
         alpha = step_size(params.step_size, t).astype(state.theta.dtype)
         A_x, B_x = A_tab[state.x], b_tab[state.x]                    # 1. observe X_t
         if combine_first:
@@ -306,7 +354,9 @@ def consensus_sa(problem: LinearSAProblem, graphs: GraphSequence, *,
         return SAState(theta, next_state(chain_key, chain, state.x)), None   # 4. X_{t+1}
 
     config = {"problem": problem.digest(), "graphs": graphs.digest(), "variant": variant,
-              "per_seed_graphs": bool(per_seed_graphs),
+              "per_seed_graphs": graphs.draws_per_seed,
               "divergence": [divergence_factor, int(divergence_after)]}
     return Algorithm(init=init, step=step, name=f"consensus_sa.{variant}", version="2",
-                     max_horizon=graphs.length, config=config)
+                     max_horizon=graphs.length, config=config,
+                     check_params=sa_check_params(graphs, problem, "row"),
+                     divergence_hint="reduce params.step_size (the schedule's alpha_0)")

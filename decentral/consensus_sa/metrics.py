@@ -17,18 +17,28 @@ import numpy as np
 __all__ = ["error_parts"]
 
 
-def error_parts(theta, pi, target) -> dict[str, np.ndarray]:
+def error_parts(theta, pi, target, *, agent_axis: int = -2) -> dict[str, np.ndarray]:
     """The parts of the pi-weighted error of iterates ``theta [..., N, d]``.
 
     Args:
-        theta: iterates with the agent axis second to last.
-        pi: weights ``[..., N]`` broadcastable against ``theta[..., 0]``.
-        target: ``[d]`` (e.g. ``theta*_pi``).
+        theta: iterates ``[..., N, d]``: the agent axis at ``agent_axis`` (default second to
+            last), the parameter axis ``d`` last. A scalar per agent is ``[..., N, 1]``.
+        pi: weights ``[..., N]`` broadcastable against ``theta`` without its parameter axis
+            (after the agent axis is moved second to last).
+        target: ``[d]`` (e.g. ``theta*_pi``), or ``[..., d]`` broadcastable against the
+            averages.
+        agent_axis: the agents' axis of ``theta`` (any axis but the last, which is ``d``);
+            nothing is inferred from lengths, so ``d = N`` or ``T = N`` is never ambiguous.
 
     Returns:
         ``weighted`` (sum_i pi^i ||theta^i - target||^2), ``consensus`` (V_pi), ``average``
         (||<theta> - target||^2), ``max_deviation`` (max_i ||theta^i - <theta>||) and
         ``average_value`` (<theta>), each with the leading axes of ``theta``.
+
+    Raises:
+        ValueError: ``theta`` with fewer than two axes, an ``agent_axis`` that is not an int
+            or names the parameter axis, ``pi`` whose last axis is not the N agents (or that
+            does not broadcast), ``target`` whose last axis is not ``d``.
 
     Example:
         >>> parts = error_parts(np.array([[0.0], [2.0]]), np.array([0.5, 0.5]), np.array([0.0]))
@@ -36,7 +46,28 @@ def error_parts(theta, pi, target) -> dict[str, np.ndarray]:
         (2.0, 1.0, 1.0)
     """
     th = np.asarray(theta, np.float64)
-    w = np.broadcast_to(np.asarray(pi, np.float64), th.shape[:-1])
+    if th.ndim < 2:
+        raise ValueError(f"theta must be [..., N, d] (a scalar per agent is [..., N, 1]); got "
+                         f"shape {th.shape}.")
+    if isinstance(agent_axis, bool | np.bool_) or not isinstance(agent_axis, int | np.integer) \
+            or not -th.ndim <= agent_axis < th.ndim or int(agent_axis) % th.ndim == th.ndim - 1:
+        raise ValueError(f"agent_axis must be an int naming an axis of theta {th.shape} other "
+                         f"than the last (the parameter axis d); got {agent_axis!r}.")
+    th = np.moveaxis(th, int(agent_axis), -2)
+    n, d = th.shape[-2], th.shape[-1]
+    p = np.asarray(pi, np.float64)
+    if p.ndim < 1 or p.shape[-1] != n:
+        raise ValueError(f"pi must be [..., N] with N = {n} (theta's agent axis {agent_axis}); "
+                         f"got shape {p.shape}.")
+    try:
+        w = np.broadcast_to(p, th.shape[:-1])
+    except ValueError:
+        raise ValueError(f"pi {p.shape} does not broadcast against theta's [..., N] = "
+                         f"{th.shape[:-1]}.") from None
+    tgt = np.asarray(target, np.float64)
+    if tgt.ndim < 1 or tgt.shape[-1] != d:
+        raise ValueError(f"target must be [d] = [{d}] (theta's last axis); got shape "
+                         f"{tgt.shape}.")
     avg = np.einsum("...i,...ij->...j", w, th)
     dev = th - avg[..., None, :]
     dev_sq = (dev ** 2).sum(-1)

@@ -37,9 +37,11 @@ import numpy as np
 from jax import lax
 
 from decentral._checks import check_int
+from decentral.graphs import as_sequence
 
 __all__ = ["Moments", "DEFAULT_FLOP_BUDGET", "mjls_moments", "record_steps_of",
-           "weighted_error_from_moments"]
+           "weighted_error_from_moments", "host_alphas", "refuse_params_graphs",
+           "deterministic_weights", "initial_moments_inputs"]
 
 #: Largest estimated cost (floating-point operations) :func:`mjls_moments` accepts unless the
 #: caller raises ``max_flops``: about a minute on two CPU cores.
@@ -182,7 +184,15 @@ def weighted_error_from_moments(moments: Moments, pi, target) -> np.ndarray:
     return (w * per_agent).sum(axis=1)
 
 
-def _host_alphas(step, num_steps: int) -> np.ndarray:
+def refuse_params_graphs(params) -> None:
+    """The exact moments follow the ``graphs`` argument; refuse params carrying other graphs
+    (rather than silently computing the moments of one sequence for a run of another)."""
+    if getattr(params, "graphs", None) is not None:
+        raise ValueError("params.graphs is set, but the exact moments take the sequence as "
+                         "their graphs argument: pass it there and leave params.graphs None.")
+
+
+def host_alphas(step, num_steps: int) -> np.ndarray:
     from decentral.schedules import StepSize
 
     if not isinstance(step, StepSize):
@@ -245,20 +255,23 @@ def exact_moments(problem, graphs, params, num_steps: int, *,
         >>> mom.mean.shape, mom.second.shape
         ((2, 2, 2), (2, 4, 4))
     """
-    from .algorithm import VARIANTS, _check_graphs, check_params_shapes
+    from .algorithm import VARIANTS, check_graphs, check_sa_params
 
     if variant not in VARIANTS:
         raise ValueError(f"variant must be one of {VARIANTS}; got {variant!r}.")
     T = check_int(num_steps, "num_steps")
-    _check_graphs(graphs, problem.num_agents, "row")
-    check_params_shapes(params, problem.num_agents, problem.dim, problem.num_states)
+    graphs = as_sequence(graphs)
+    check_graphs(graphs, problem.num_agents, "row")
+    check_sa_params(params, num_agents=problem.num_agents, dim=problem.dim,
+                    num_states=problem.num_states)
+    refuse_params_graphs(params)
     W = deterministic_weights(graphs, T)
     eye = np.broadcast_to(np.eye(problem.num_agents), W.shape)
     W2 = W if variant == "combine_then_adapt" else eye
     theta0, p0 = initial_moments_inputs(problem, params)
     pair = problem.td[0].transition.shape[0] if problem.td is not None else None
     return mjls_moments(transition=problem.transition, A=problem.A, B=problem.b, W1=W, W2=W2,
-                        W3=eye, alphas=_host_alphas(params.step_size, T),
+                        W3=eye, alphas=host_alphas(params.step_size, T),
                         out_scale=np.ones((T + 1, problem.num_agents)), theta0=theta0, p0=p0,
                         num_steps=T, record_at=record_at, pair_states=pair,
                         max_flops=max_flops)

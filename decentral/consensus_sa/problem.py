@@ -37,7 +37,7 @@ from typing import NamedTuple
 import jax
 import numpy as np
 
-from decentral._checks import check_int
+from decentral._checks import check_int, sum_tolerance
 from decentral.markov import (
     MarkovChain,
     markov_chain,
@@ -105,8 +105,9 @@ class LinearSAProblem:
         if bb.shape[0] != s or bb.shape[2] != a.shape[1]:
             raise ValueError(f"b must be [S, N, d] = [{s}, N, {a.shape[1]}] (S chain states, "
                              f"d = {a.shape[1]} from A); got {bb.shape}.")
-        self.chain: MarkovChain = markov_chain(p)   # validates row sums
-        self.stationary = stationary_distribution(p)
+        given = np.asarray(transition)       # row sums are checked in the given dtype's
+        self.chain: MarkovChain = markov_chain(given)   # precision (the same float64 values)
+        self.stationary = stationary_distribution(given)
         for arr in (p, a, bb):
             arr.setflags(write=False)
         self.transition, self.A, self.b = p, a, bb
@@ -213,7 +214,9 @@ def td0_problem(mrp_transition, features, rewards, discount: float) -> LinearSAP
     A = phi[:, None, :, None] * (gamma * phi[None, :, None, :] - phi[:, None, None, :])
     A = A.reshape(s * s, phi.shape[1], phi.shape[1])
     b = np.einsum("nuv,uj->uvnj", r, phi).reshape(s * s, r.shape[0], phi.shape[1])
-    return LinearSAProblem(pair_chain(p), A, b, td=(MRP(p, phi, r), gamma))
+    given = np.asarray(mrp_transition)      # keep its dtype: the pair chain's row sums are
+    pair = pair_chain(given).astype(given.dtype)    # then checked in that precision
+    return LinearSAProblem(pair, A, b, td=(MRP(p, phi, r), gamma))
 
 
 def random_mrp(seed, num_states: int, num_features: int, num_agents: int, *,
@@ -273,7 +276,8 @@ def limit(problem: LinearSAProblem, pi) -> np.ndarray:
     Args:
         problem: the tables.
         pi: ``[N]`` stochastic vector (e.g. :func:`decentral.graphs.perron_vector` of a fixed
-            W; ``np.full(N, 1/N)`` for the straight average ``theta*_unif``).
+            W; ``np.full(N, 1/N)`` for the straight average ``theta*_unif``), summing to 1
+            within 1e-9 or ``64 N eps`` of its dtype (float32 Perron vectors are accepted).
 
     Raises:
         ValueError: ``pi`` not a stochastic ``[N]`` vector, or ``A`` not Hurwitz.
@@ -286,9 +290,11 @@ def limit(problem: LinearSAProblem, pi) -> np.ndarray:
         >>> limit(prob, [1.0, 0.0]).round(4)     # agent 0's value function alone
         array([1.4118, 0.2353])
     """
+    given = np.asarray(pi)
     w = np.asarray(pi, dtype=np.float64)
+    tol = sum_tolerance(given.dtype, problem.num_agents, 1e-9)   # float32 pi: ~N eps32
     if w.shape != (problem.num_agents,) or np.any(w < 0) or not np.all(np.isfinite(w)) \
-            or abs(w.sum() - 1.0) > 1e-9:
+            or abs(w.sum() - 1.0) > tol:
         raise ValueError(f"pi must be a stochastic vector of length N = {problem.num_agents}; "
                          f"got {np.asarray(pi)!r}.")
     A = problem.mean_A()

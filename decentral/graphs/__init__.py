@@ -38,11 +38,14 @@ from .checks import (
     diameter,
     is_strongly_connected,
     min_positive_weight,
+    require_stochastic_sequence,
+    sequence_stochasticity_failure,
 )
 from .perron import APSResult, absolute_probability_sequence, perron_vector
 from .robustness import is_r_robust, is_rs_robust, r_robustness, robustness_witness
 from .sequences import (
     GraphSequence,
+    as_sequence,
     explicit,
     one_peer_exponential,
     periodic,
@@ -75,7 +78,8 @@ from .weights import (
 
 __all__ = [
     "APSResult", "GraphSequence", "NeighborTable", "WindowReport",
-    "absolute_probability_sequence", "add_self_loops", "adjacency_to_table", "as_table",
+    "absolute_probability_sequence", "add_self_loops", "adjacency_to_table", "as_sequence",
+    "as_table",
     "circulant",
     "column_stochastic", "complete", "connectivity_window", "connectivity_window_report",
     "dense_to_table", "diameter", "erdos_renyi", "explicit", "exponential", "from_edges",
@@ -83,7 +87,8 @@ __all__ = [
     "is_r_robust", "is_row_stochastic", "is_rs_robust", "is_strongly_connected", "masked_max",
     "metropolis", "min_positive_weight", "mix", "one_peer_exponential", "path", "periodic",
     "perron_vector", "prescribed_pi_weights", "r_robustness", "random_edge_drops",
-    "read_adjlist", "replace_sender_messages", "require_stochastic", "ring",
-    "robustness_witness", "row_stochastic", "star", "static", "stochasticity_violations",
+    "read_adjlist", "replace_sender_messages", "require_stochastic",
+    "require_stochastic_sequence", "ring", "robustness_witness", "row_stochastic",
+    "sequence_stochasticity_failure", "star", "static", "stochasticity_violations",
     "table_rule_weights", "table_to_dense", "to_networkx",
 ]

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from decentral._checks import is_float_dtype
+
 __all__ = ["as_adjacency", "as_pattern", "as_weights", "as_weight_stack"]
 
 
@@ -67,7 +69,7 @@ def as_pattern(graph, *, name: str = "graph") -> np.ndarray:
     g = np.asarray(graph)
     if g.dtype == np.bool_:
         return as_adjacency(g, name=name)
-    if not np.issubdtype(g.dtype, np.floating):
+    if not is_float_dtype(g.dtype):
         raise ValueError(
             f"{name} must be a boolean adjacency or a float weight matrix; got dtype "
             f"{g.dtype}. For a 0/1 adjacency use `{name}.astype(bool)`.")
@@ -88,9 +90,7 @@ def as_weights(W, *, name: str = "W") -> np.ndarray:
     w = np.asarray(W)
     if w.ndim != 2 or w.shape[0] != w.shape[1]:
         raise ValueError(f"{name} must be a square [n, n] weight matrix; got shape {w.shape}.")
-    if not np.issubdtype(w.dtype, np.number) or np.issubdtype(w.dtype, np.complexfloating):
-        raise ValueError(f"{name} must hold real numbers; got dtype {w.dtype}.")
-    w = w.astype(np.float64) if not np.issubdtype(w.dtype, np.floating) else w
+    w = _real_float(w, name)
     _check_finite_nonnegative(w, name)
     return w
 
@@ -104,11 +104,21 @@ def as_weight_stack(Ws, *, name: str = "Ws") -> np.ndarray:
         raise ValueError(
             f"{name} must be one [n, n] matrix or a non-empty stack [T, n, n]; got shape {w.shape}."
         )
-    if not np.issubdtype(w.dtype, np.number) or np.issubdtype(w.dtype, np.complexfloating):
-        raise ValueError(f"{name} must hold real numbers; got dtype {w.dtype}.")
-    w = w.astype(np.float64) if not np.issubdtype(w.dtype, np.floating) else w
+    w = _real_float(w, name)
     _check_finite_nonnegative(w, name)
     return w
+
+
+def _real_float(w: np.ndarray, name: str) -> np.ndarray:
+    """``w`` itself when it holds real floats (numpy's or JAX's low-precision ones such as
+    bfloat16: their tolerances then follow their own precision), integers as float64; other
+    dtypes are refused."""
+    if is_float_dtype(w.dtype):
+        return w
+    if w.dtype == np.bool_ or not np.issubdtype(w.dtype, np.number) or \
+            np.issubdtype(w.dtype, np.complexfloating):
+        raise ValueError(f"{name} must hold real numbers; got dtype {w.dtype}.")
+    return w.astype(np.float64)
 
 
 def _check_finite_nonnegative(w: np.ndarray, name: str) -> None:

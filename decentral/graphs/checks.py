@@ -23,6 +23,7 @@ from decentral._checks import check_int
 
 from ._validate import as_pattern, as_weight_stack
 from .sequences import GraphSequence
+from .weights import WEIGHT_RULES, stochasticity_violations
 
 __all__ = [
     "is_strongly_connected",
@@ -32,6 +33,8 @@ __all__ = [
     "connectivity_window_report",
     "WindowReport",
     "pattern_stack",
+    "sequence_stochasticity_failure",
+    "require_stochastic_sequence",
 ]
 
 
@@ -218,3 +221,139 @@ def connectivity_window(seq, *, horizon: int | None = None, key=None) -> int | N
         else:
             lo = mid + 1
     return lo
+
+
+# ---- stochasticity of a whole sequence (one verdict for every form and backend) ------------
+
+#: The kinds of stochasticity every matrix of a weight rule has by construction.
+_RULE_KINDS = {"row": ("row",), "column": ("column",), "metropolis": ("row", "column")}
+
+_KIND_FIX = {"row": "Build them with rule='row' (or 'metropolis' on an undirected graph).",
+             "column": "Build them with rule='column' (or 'metropolis' on an undirected graph)."}
+
+
+def _first_violation(w: np.ndarray, kind: str) -> str | None:
+    bad = stochasticity_violations(w, axis=1 if kind == "row" else 0)
+    if not bad:
+        return None
+    k, total = bad[0]
+    return f"{kind} {k} sums to {total!r}"
+
+
+def _random_witnesses(seq: GraphSequence) -> list[tuple[np.ndarray, str]]:
+    """Patterns a random edge-drop sequence can draw that decide its verdict, with how each
+    arises: the base graph (never dropped), and for ``drop_prob > 0`` one smallest sub-pattern
+    that breaks the stochasticity a rule does not guarantee: a single kept directed edge
+    (independent drops), or two kept undirected edges at one agent (symmetric drops; a graph
+    whose edges are all disjoint keeps every rule doubly stochastic)."""
+    base = np.asarray(seq.leaves["base"], bool)
+    out = [(base, "the base graph (no edge dropped)")]
+    if np.all(np.asarray(seq.leaves["drop_prob"]) == 0.0):     # (a swept drop_prob: any > 0)
+        return out
+    n = seq.n
+    eye = np.eye(n, dtype=bool)
+    off = base & ~eye
+    if not seq.symmetric_drops:
+        recv, send = np.nonzero(off)
+        if recv.size:
+            pat = eye.copy()
+            pat[recv[0], send[0]] = True
+            out.append((pat, f"only the edge {send[0]} -> {recv[0]} kept"))
+        return out
+    degree = off.sum(axis=1)
+    hub = np.flatnonzero(degree >= 2)
+    if hub.size:
+        j = int(hub[0])
+        i, k = np.flatnonzero(off[j])[:2]
+        pat = eye.copy()
+        pat[[i, j, j, k], [j, i, k, j]] = True
+        out.append((pat, f"only the undirected edges {i} - {j} - {k} kept"))
+    return out
+
+
+def sequence_stochasticity_failure(seq: GraphSequence, kind: str = "row") -> str | None:
+    """Why some matrix ``W(t)`` of ``seq`` is not ``kind``-stochastic, or None when none is.
+
+    One verdict for a matrix whatever carries it: the weights of fixed forms (static,
+    periodic, explicit, one-peer exponential) are checked as stored, on the dense and the
+    sparse backend alike (the sparse tables are rebuilt into the same dense matrices); a
+    random edge-drop sequence is judged by *every* matrix it can draw. Its rule guarantees
+    one kind by construction (``row`` rows, ``column`` columns, ``metropolis`` both); for the
+    other kind, ``drop_prob = 0`` leaves only the base graph (judged like a static one), and
+    ``drop_prob > 0`` can draw any sub-graph of the base, so the kind holds only when every
+    sub-graph keeps it (exactly when the base has no edge other than self-loops, or, with
+    symmetric drops, when no agent has two neighbours). Tolerances follow the weights' dtype
+    (:func:`~decentral.graphs.weights.effective_tolerance`).
+
+    Args:
+        seq: a :class:`GraphSequence` with concrete leaves.
+        kind: ``"row"``, ``"column"`` or ``"doubly"``.
+
+    Returns:
+        None, or a message naming the step (or the drawn graph) and the row / column sum.
+
+    Raises:
+        ValueError: ``seq`` is not a GraphSequence, an unknown ``kind``, or traced leaves.
+
+    Example:
+        >>> from decentral.graphs import ring, static, random_edge_drops
+        >>> sequence_stochasticity_failure(static(ring(4), rule="column"), "row") is None
+        True
+        >>> seq = random_edge_drops(ring(4), 0.5, rule="column", key=0)   # drops break rows
+        >>> sequence_stochasticity_failure(seq, "row").split(" (")[0]
+        'graph drawn with only the edge 3 -> 0 kept'
+    """
+    if not isinstance(seq, GraphSequence):
+        raise ValueError(f"seq must be a decentral.graphs.GraphSequence; got "
+                         f"{type(seq).__name__}.")
+    if kind not in ("row", "column", "doubly"):
+        raise ValueError(f"kind must be 'row', 'column' or 'doubly', got {kind!r}.")
+    seq._require_concrete("stochasticity checks")
+    kinds = ("row", "column") if kind == "doubly" else (kind,)
+    if seq.form == "random":
+        for k in kinds:
+            if k in _RULE_KINDS[seq.rule]:
+                continue
+            for pat, how in _random_witnesses(seq):
+                bad = _first_violation(WEIGHT_RULES[seq.rule](pat), k)
+                if bad is not None:
+                    drop = np.asarray(seq.leaves["drop_prob"])
+                    return (f"graph drawn with {how} (rule={seq.rule!r}, drop_prob="
+                            f"{float(np.max(drop)):g}): {bad}")
+        return None
+    stack = seq._fixed_host()
+    for k in kinds:
+        bad = [(t, _first_violation(w, k)) for t, w in enumerate(stack)]
+        bad = [(t, why) for t, why in bad if why is not None]
+        if bad:
+            steps = [t for t, _ in bad]
+            return (f"the graphs at steps {steps[:5]}{' ...' if len(steps) > 5 else ''} of "
+                    f"the {seq.form} sequence are not (step {bad[0][0]}: {bad[0][1]})")
+    return None
+
+
+def require_stochastic_sequence(seq: GraphSequence, kind: str = "row", *,
+                                who: str = "this algorithm") -> None:
+    """Raise ValueError when some matrix of ``seq`` is not ``kind``-stochastic (the one check
+    every family runs on its graphs; see :func:`sequence_stochasticity_failure`).
+
+    Args:
+        seq: the sequence.
+        kind: ``"row"`` (consensus-type mixing ``W @ X``), ``"column"`` (push-sum) or
+            ``"doubly"``.
+        who: the algorithm, for the message.
+
+    Raises:
+        ValueError: naming the failing step or drawn graph, with how to build the weights.
+
+    Example:
+        >>> from decentral.graphs import ring, static
+        >>> require_stochastic_sequence(static(ring(4), rule="row"), "row", who="consensus")
+    """
+    why = sequence_stochasticity_failure(seq, kind)
+    if why is None:
+        return
+    fix = _KIND_FIX.get(kind, "Build them with rule='metropolis' on an undirected graph.")
+    what = {"row": "rows", "column": "columns", "doubly": "rows and columns"}[kind]
+    raise ValueError(f"{who} needs {kind}-stochastic weights W(t) ({what} sum to 1); {why}. "
+                     f"{fix}")

@@ -58,6 +58,7 @@ from .weights import WEIGHT_RULES, effective_tolerance, metropolis, stochasticit
 
 __all__ = [
     "GraphSequence",
+    "as_sequence",
     "static",
     "periodic",
     "explicit",
@@ -292,14 +293,10 @@ class GraphSequence:
         return t % self.period
 
     def _draw_key(self, key):
-        """The key the random draws come from: the sequence's own when shared across seeds
-        (a per-seed key is refused, so nobody believes they get per-seed graphs), else the
-        caller's."""
+        """The key the random draws come from — decided here, for every family: the
+        sequence's own key when it is shared across seeds (a key passed by the caller is then
+        not used), the caller's per-seed key otherwise."""
         if self.shared_across_seeds:
-            if key is not None:
-                raise ValueError("this random sequence is shared across seeds and has its own "
-                                 "key; call at(t) without a key, or build it with "
-                                 "shared_across_seeds=False to draw per seed.")
             return self.leaves["key"]
         if key is None:
             raise ValueError("this random sequence draws per seed (shared_across_seeds=False): "
@@ -319,8 +316,10 @@ class GraphSequence:
 
         Args:
             t: step index (int or traced int32).
-            key: per-seed PRNG key; needed only by random sequences with
-                ``shared_across_seeds=False``.
+            key: the seed's key for this step's graph draw. Families always pass it; whether
+                it is used is decided here, once: a random sequence with
+                ``shared_across_seeds=False`` draws from it (it is then required), a shared
+                one draws from its own key and every other form ignores it.
 
         An explicit stack cannot raise inside jit: past its end it returns NaN weights (the
         runner then reports divergence at that chunk). Check a horizon first with
@@ -353,6 +352,76 @@ class GraphSequence:
         mask = jnp.asarray(lv["base_mask"]) & keep[jnp.asarray(lv["edge_table"])]
         table = NeighborTable(jnp.asarray(lv["base_idx"]), jnp.zeros(mask.shape), mask)
         return table._replace(weight=table_rule_weights(table, self.rule))
+
+    @property
+    def draws_per_seed(self) -> bool:
+        """True for a random sequence with ``shared_across_seeds=False`` (its graphs come from
+        the key passed to :meth:`at`)."""
+        return self.form == "random" and not self.shared_across_seeds
+
+    def split_key(self, key):
+        """``(graph_key, rest)`` of a step's key, for a family that draws its own randomness
+        from the step key: a sequence drawing per seed gets ``jax.random.split(key)``; any
+        other gets ``(None, key)``, so the family's own draws do not depend on whether its
+        graphs are random. Decided here, for every family.
+
+        Example:
+            >>> from decentral.graphs import ring, static
+            >>> k = jax.random.key(0)
+            >>> graph_key, rest = static(ring(3), rule="row").split_key(k)
+            >>> graph_key is None and rest is k
+            True
+        """
+        if self.draws_per_seed:
+            graph_key, rest = jax.random.split(key)
+            return graph_key, rest
+        return None, key
+
+    # -- structure: what a compiled program depends on ---------------------------------------
+
+    def structure(self) -> tuple:
+        """Hashable description of everything but the array contents: form, size, backend,
+        rule, period / length, flags, edge count and every leaf's shape and dtype. Two
+        sequences of equal structure can replace each other as data in one compiled program
+        (e.g. through an algorithm's ``params.graphs``)."""
+        shapes = []
+        for name in self._leaf_names():
+            leaf = self.leaves[name]
+            if _is_key(leaf):
+                shapes.append((name, tuple(leaf.shape), str(leaf.dtype)))
+            elif leaf is None:
+                shapes.append((name, None, None))
+            else:
+                shapes.append((name, tuple(np.shape(leaf)), str(np.result_type(leaf))))
+        return self._aux() + tuple(shapes)
+
+    def require_same_structure(self, other, *, name: str = "params.graphs") -> None:
+        """Refuse ``other`` unless it is a :class:`GraphSequence` of exactly this structure
+        (:meth:`structure`), with a message naming ``name`` and the first difference."""
+        if not isinstance(other, GraphSequence):
+            raise ValueError(f"{name} must be a decentral.graphs.GraphSequence of the "
+                             f"structure the algorithm was built with ({self.describe()}); got "
+                             f"{type(other).__name__}.")
+        mine, theirs = self.structure(), other.structure()
+        if mine == theirs:
+            return
+        labels = ("form", "n", "backend", "rule", "period", "length", "shared_across_seeds",
+                  "symmetric_drops", "num_edges")
+        for k, (a, b) in enumerate(zip(mine, theirs, strict=True)):
+            if a != b:
+                what = labels[k] if k < len(labels) else f"leaf {a[0]!r} (shape, dtype)"
+                shown = (a, b) if k < len(labels) else (a[1:], b[1:])
+                raise ValueError(
+                    f"{name} has another structure than the algorithm's graphs: {what} is "
+                    f"{shown[1]!r}, the algorithm was built with {shown[0]!r}. A run may pass "
+                    "the arrays of a sequence of exactly the structure the factory fixed (N, "
+                    "table width, backend, form, rule); for another structure build the "
+                    "algorithm with that sequence.")
+
+    def describe(self) -> str:
+        """A short readable summary: form, N, backend, rule."""
+        return (f"form={self.form!r}, n={self.n}, backend={self.backend!r}, "
+                f"rule={self.rule!r}")
 
     def dense_at(self, t, key=None):
         """Dense ``W_t`` whatever the backend (jit-able)."""
@@ -628,3 +697,77 @@ def one_peer_exponential(n: int, *, rule: str = "row", backend: str = "dense") -
             a[i, (i - 2**k) % n] = True
         adjs.append(a)
     return _fixed("one_peer_exponential", _stack_weights(adjs, rule), rule, backend)
+
+
+def as_sequence(graph, *, rule: str | None = None, backend: str | None = None,
+                default_rule: str | None = None) -> GraphSequence:
+    """The one graph convention of every algorithm factory: a sequence from what a user gives.
+
+    Accepted, and nothing else:
+
+    * a :class:`GraphSequence` (any form, any backend), returned as it is;
+    * a weight matrix ``W [N, N]`` (row- or column-stochastic, positive diagonal): the static
+      sequence of W;
+    * a boolean adjacency ``adj [N, N]`` (``adj[i, j]``: i receives from j, self-loops
+      included) together with a weight ``rule`` (``"row"``, ``"column"``, ``"metropolis"``):
+      the static sequence of the rule's weights.
+
+    Args:
+        graph: see above.
+        rule: the weight rule of an adjacency (None for a weight matrix or a sequence; a
+            sequence built with another rule is refused).
+        backend: ``"dense"`` or ``"sparse"`` for a sequence built here (default ``"dense"``);
+            a given sequence must already be on it.
+        default_rule: the rule an algorithm applies to an adjacency given without one (a
+            factory's documented default, e.g. W-MSR, which reads only who hears whom); None:
+            an adjacency needs ``rule``.
+
+    Raises:
+        ValueError: anything else (lists, stacks, other shapes and dtypes), with one message
+            that names what is accepted; a sequence on another backend or with another rule.
+
+    Example:
+        >>> from decentral.graphs import ring, row_stochastic
+        >>> as_sequence(ring(4), rule="row").describe()
+        "form='static', n=4, backend='dense', rule='row'"
+        >>> as_sequence(row_stochastic(ring(4)), backend="sparse").backend
+        'sparse'
+    """
+    if backend is not None:
+        _check_backend(backend)
+    if isinstance(graph, GraphSequence):
+        if backend is not None and graph.backend != backend:
+            raise ValueError(f"graphs is a sequence on the {graph.backend!r} backend but "
+                             f"backend={backend!r} was asked; build the sequence with "
+                             f"backend={backend!r} (or drop backend=).")
+        if rule is not None and graph.rule != rule:
+            raise ValueError(f"graphs is a sequence built with rule={graph.rule!r}; rule="
+                             f"{rule!r} applies to an adjacency only. Drop rule= or build the "
+                             f"sequence with rule={rule!r}.")
+        return graph
+    accepted = ("graphs must be a decentral.graphs.GraphSequence (static, periodic, explicit, "
+                "random_edge_drops, one_peer_exponential), a row- or column-stochastic weight "
+                "matrix [N, N], or a boolean adjacency [N, N] with rule='row', 'column' or "
+                "'metropolis'")
+    if isinstance(graph, (list, tuple)) or isinstance(graph, (str, bytes, dict)) or \
+            graph is None:
+        hint = " (for a sequence of graphs use periodic(...) or explicit(...))" \
+            if isinstance(graph, (list, tuple)) else ""
+        raise ValueError(f"{accepted}; got {type(graph).__name__}{hint}.")
+    try:
+        arr = np.asarray(graph)
+    except Exception:
+        raise ValueError(f"{accepted}; got {type(graph).__name__}.") from None
+    if arr.ndim != 2 or arr.shape[0] != arr.shape[1] or arr.shape[0] < 1:
+        hint = (" (a stack of graphs: use periodic(...) or explicit(...))" if arr.ndim == 3
+                else "")
+        raise ValueError(f"{accepted}; got an array of shape {arr.shape}{hint}.")
+    if arr.dtype == np.bool_:
+        use = rule if rule is not None else default_rule
+        if use is None:
+            raise ValueError(f"{accepted}; got a boolean adjacency without a rule: pass "
+                             "rule='row', 'column' or 'metropolis'.")
+        return static(arr, rule=use, backend=backend or "dense")
+    if not (np.issubdtype(arr.dtype, np.floating) or np.issubdtype(arr.dtype, np.integer)):
+        raise ValueError(f"{accepted}; got an array of dtype {arr.dtype}.")
+    return static(arr, rule=rule, backend=backend or "dense")

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from decentral._checks import sum_tolerance
+
 from ._validate import as_adjacency, as_weights
 
 __all__ = [
@@ -127,7 +129,8 @@ def prescribed_pi_weights(adj, pi, *, scale: float | None = None) -> np.ndarray:
     Args:
         adj: boolean adjacency with self-loops; its off-diagonal part must be weight-balanced
             (e.g. a directed cycle or a union of directed cycles).
-        pi: stochastic vector, entries > 0.
+        pi: stochastic vector, entries > 0 (summing to 1 within 1e-12, or ``64 n eps`` of
+            its dtype when that is larger).
         scale: c. Default ``0.5 · min_i π_i / L_ii`` over agents with ``L_ii > 0``.
 
     Example:
@@ -139,10 +142,12 @@ def prescribed_pi_weights(adj, pi, *, scale: float | None = None) -> np.ndarray:
     """
     a = as_adjacency(adj)
     n = a.shape[0]
+    given = np.asarray(pi)
     pi = np.asarray(pi, dtype=np.float64)
     if pi.shape != (n,):
         raise ValueError(f"pi must have shape ({n},) to match adj, got {pi.shape}.")
-    if not np.all(np.isfinite(pi)) or np.any(pi <= 0) or abs(pi.sum() - 1.0) > 1e-12:
+    tol = sum_tolerance(given.dtype, n, 1e-12)          # a float32 pi sums to 1 within ~n eps32
+    if not np.all(np.isfinite(pi)) or np.any(pi <= 0) or abs(pi.sum() - 1.0) > tol:
         raise ValueError("pi must be a stochastic vector with strictly positive entries "
                          f"(sum {pi.sum()!r}, min {pi.min()!r}); normalise it with pi / pi.sum().")
     off = (a & ~np.eye(n, dtype=bool)).astype(np.float64)
@@ -170,10 +175,11 @@ def prescribed_pi_weights(adj, pi, *, scale: float | None = None) -> np.ndarray:
 
 def effective_tolerance(W, tol: float = DEFAULT_TOL) -> float:
     """``tol``, raised to ``64 · n · eps`` of W's dtype when that is larger (float32 sums of n
-    weights are only exact to about ``n · eps``)."""
+    weights are only exact to about ``n · eps``); half precisions (float16, JAX's bfloat16)
+    get ``2 · n · eps``, as a 64-fold margin would there accept any row
+    (:func:`decentral._checks.sum_tolerance`)."""
     w = np.asarray(W)
-    eps = np.finfo(w.dtype).eps if np.issubdtype(w.dtype, np.floating) else 0.0
-    return max(float(tol), 64.0 * w.shape[-1] * float(eps))
+    return sum_tolerance(w.dtype, w.shape[-1], tol)
 
 
 def stochasticity_violations(W, axis: int = 1, *, tol: float = DEFAULT_TOL

@@ -12,23 +12,26 @@ from decentral._checks import check_int
 from decentral.consensus_sa.algorithm import (
     DIVERGENCE_FACTOR,
     SAParams,
-    _check_divergence_options,
-    _check_graphs,
     blowup_guard,
+    check_divergence_options,
+    check_graphs,
     check_params_shapes,
+    check_sa_params,
     divergence_scale,
     initial_chain_state,
+    sa_check_params,
 )
 from decentral.consensus_sa.moments import (
     DEFAULT_FLOP_BUDGET,
     Moments,
-    _host_alphas,
     deterministic_weights,
+    host_alphas,
     initial_moments_inputs,
     mjls_moments,
+    refuse_params_graphs,
 )
 from decentral.consensus_sa.problem import LinearSAProblem
-from decentral.graphs import GraphSequence, mix
+from decentral.graphs import GraphSequence, as_sequence, mix
 from decentral.markov import next_state
 from decentral.schedules import step_size
 
@@ -47,25 +50,36 @@ class PushSumState(NamedTuple):
 
 
 class PushSumParams(NamedTuple):
-    """``x0 [N, ...]``: initial values (None: ``N(0, I)`` from each seed's init key)."""
+    """What users sweep in push-sum consensus.
+
+    Attributes:
+        x0: ``[N, ...]`` initial values (None: ``N(0, I)`` from each seed's init key).
+        graphs: None (the algorithm's own sequence) or another column-stochastic
+            :class:`~decentral.graphs.GraphSequence` of exactly its structure.
+    """
 
     x0: Any = None
+    graphs: Any = None
 
 
-def push_sum_params(x0=None) -> PushSumParams:
-    """Params of :func:`push_sum`.
+def _check_push_x0(x0, n: int | None = None) -> np.ndarray:
+    arr = np.asarray(x0)
+    if arr.dtype == object or arr.dtype == bool or not np.issubdtype(arr.dtype, np.number) \
+            or arr.ndim == 0 or not np.all(np.isfinite(arr)):
+        raise ValueError("params.x0 must be finite numbers with a leading agent axis [N, ...].")
+    if n is not None and arr.shape[0] != n:
+        raise ValueError(f"params.x0 has {arr.shape[0]} agents; the graphs have N = {n}.")
+    return arr.astype(np.result_type(arr.dtype, np.float32))
+
+
+def push_sum_params(x0=None, *, graphs=None) -> PushSumParams:
+    """Params of :func:`push_sum` (the check every run applies too).
 
     Example:
         >>> push_sum_params([1.0, 2.0]).x0
         array([1., 2.])
     """
-    if x0 is None:
-        return PushSumParams(None)
-    arr = np.asarray(x0)
-    if arr.dtype == object or not np.issubdtype(arr.dtype, np.number) or arr.ndim == 0 or \
-            not np.all(np.isfinite(arr)):
-        raise ValueError("x0 must be finite numbers with a leading agent axis [N, ...].")
-    return PushSumParams(arr.astype(np.result_type(arr.dtype, np.float32)))
+    return PushSumParams(None if x0 is None else _check_push_x0(x0), graphs)
 
 
 def ratio_of(state: PushSumState) -> jax.Array:
@@ -74,15 +88,14 @@ def ratio_of(state: PushSumState) -> jax.Array:
     return state.x / state.y.reshape(state.y.shape + (1,) * (state.x.ndim - state.y.ndim))
 
 
-def _push_graphs(graphs, n: int | None = None) -> None:
-    if not isinstance(graphs, GraphSequence):
-        raise ValueError(f"graphs must be a decentral.graphs.GraphSequence; got "
-                         f"{type(graphs).__name__}.")
-    _check_graphs(graphs, graphs.n if n is None else n, "column")
+def _push_graphs(graphs, n: int | None = None, *, rule=None, backend=None) -> GraphSequence:
+    graphs = as_sequence(graphs, rule=rule, backend=backend)
+    check_graphs(graphs, graphs.n if n is None else n, "column")
+    return graphs
 
 
-def push_sum(graphs: GraphSequence, *, shape: tuple[int, ...] | int | None = None,
-             dtype: Any = None):
+def push_sum(graphs, *, shape: tuple[int, ...] | int | None = None, dtype: Any = None,
+             rule: str | None = None, backend: str | None = None):
     """Push-sum (ratio) consensus as a runner ``Algorithm``.
 
     One step, in this order: every sender j pushes ``W^[i, j] x_j`` and ``W^[i, j] y_j`` to
@@ -91,9 +104,11 @@ def push_sum(graphs: GraphSequence, *, shape: tuple[int, ...] | int | None = Non
     ``x_i / y_i`` reaches the average of ``x(0)``.
 
     Args:
-        graphs: a column-stochastic sequence (``rule="column"``).
+        graphs: a column-stochastic sequence (``rule="column"``): anything
+            :func:`decentral.graphs.as_sequence` accepts.
         shape: trailing shape of each agent's value for drawn ``x(0)`` (None: scalars).
         dtype: dtype of drawn ``x(0)``.
+        rule, backend: as in :func:`decentral.graphs.as_sequence`.
 
     Example:
         >>> import decentral.graphs as g
@@ -105,10 +120,22 @@ def push_sum(graphs: GraphSequence, *, shape: tuple[int, ...] | int | None = Non
     """
     from decentral.runner import Algorithm
 
-    _push_graphs(graphs)
+    graphs = _push_graphs(graphs, rule=rule, backend=backend)
     n = graphs.n
     trailing = () if shape is None else (shape,) if isinstance(shape, int) else tuple(shape)
+    if any(isinstance(s, bool) or not isinstance(s, int) or s < 1 for s in trailing):
+        raise ValueError(f"shape must be positive integers; got {shape!r}.")
     draw_dtype = jnp.dtype(dtype) if dtype is not None else jnp.zeros(()).dtype
+
+    def check_params(params) -> None:
+        if not isinstance(params, PushSumParams):
+            raise ValueError(f"params must be PushSumParams (push_sum_params(...)); got "
+                             f"{type(params).__name__}.")
+        if params.x0 is not None:
+            _check_push_x0(params.x0, n)
+        if params.graphs is not None:
+            graphs.require_same_structure(params.graphs)
+            check_graphs(params.graphs, n, "column", name="params.graphs")
 
     def init(key, params: PushSumParams) -> PushSumState:
         x = jax.random.normal(key, (n, *trailing), draw_dtype) if params.x0 is None else \
@@ -116,14 +143,15 @@ def push_sum(graphs: GraphSequence, *, shape: tuple[int, ...] | int | None = Non
         return PushSumState(x, jnp.ones((n,), x.dtype))
 
     def step(key, state: PushSumState, params, t, x_t):
-        graph = graphs.at(t)
+        seq = graphs if params.graphs is None else params.graphs
+        graph = seq.at(t, key)
         x = mix(graph, state.x, exact_nonfinite=False)
         y = mix(graph, state.y, exact_nonfinite=False)
         return PushSumState(x.astype(state.x.dtype), y.astype(state.y.dtype)), None
 
     config = {"graphs": graphs.digest(), "shape": list(trailing), "dtype": str(draw_dtype)}
     return Algorithm(init=init, step=step, name="push_sum", version="1",
-                     max_horizon=graphs.length, config=config)
+                     max_horizon=graphs.length, config=config, check_params=check_params)
 
 
 class PushSumSAState(NamedTuple):
@@ -150,8 +178,9 @@ def theta_of(state: PushSumSAState) -> jax.Array:
     return state.theta
 
 
-def push_sum_sa(problem: LinearSAProblem, graphs: GraphSequence, *,
-                divergence_factor: float | None = DIVERGENCE_FACTOR, divergence_after: int = 0):
+def push_sum_sa(problem: LinearSAProblem, graphs, *,
+                divergence_factor: float | None = DIVERGENCE_FACTOR, divergence_after: int = 0,
+                rule: str | None = None, backend: str | None = None):
     """Push-SA (Lin, Gupta, Liu eq. (9)) as a runner ``Algorithm``; params: :class:`SAParams`
     (:func:`decentral.consensus_sa.sa_params`), ``theta_0^i = theta~_0^i`` since ``y_0 = 1``.
 
@@ -166,7 +195,10 @@ def push_sum_sa(problem: LinearSAProblem, graphs: GraphSequence, *,
 
     ``divergence_factor`` / ``divergence_after`` mark ``theta`` divergent as in
     :func:`decentral.consensus_sa.consensus_sa` (the push-SA limit ``theta*_unif`` is one of the
-    ``theta*_pi`` the scale bounds).
+    ``theta*_pi`` the scale bounds). ``graphs`` is anything
+    :func:`decentral.graphs.as_sequence` accepts (``rule``, ``backend`` as there); a random
+    sequence drawn per seed takes its graph key from ``split(key)`` (the chain the other half).
+    Params: :class:`~decentral.consensus_sa.SAParams`, checked wherever they arrive.
 
     Raises:
         ValueError: graphs that are not column-stochastic or of another agent count.
@@ -175,14 +207,12 @@ def push_sum_sa(problem: LinearSAProblem, graphs: GraphSequence, *,
 
     if not isinstance(problem, LinearSAProblem):
         raise ValueError(f"problem must be a LinearSAProblem; got {type(problem).__name__}.")
-    _push_graphs(graphs, problem.num_agents)
-    if graphs.form == "random" and not graphs.shared_across_seeds:
-        raise ValueError("push_sum_sa takes fixed sequences or random ones shared across seeds.")
+    graphs = _push_graphs(graphs, problem.num_agents, rule=rule, backend=backend)
     A_tab, b_tab = jnp.asarray(problem.A), jnp.asarray(problem.b)
     stationary = jnp.asarray(problem.stationary)
     chain = problem.chain
     n, d = problem.num_agents, problem.dim
-    _check_divergence_options(divergence_factor, divergence_after)
+    check_divergence_options(divergence_factor, divergence_after)
     scale = divergence_scale(problem) if divergence_factor is not None else 1.0
 
     def init(key, params: SAParams) -> PushSumSAState:
@@ -194,7 +224,9 @@ def push_sum_sa(problem: LinearSAProblem, graphs: GraphSequence, *,
         return PushSumSAState(theta, jnp.ones((n,), A_tab.dtype), x0)
 
     def step(key, state: PushSumSAState, params: SAParams, t, x_t):
-        graph = graphs.at(t)
+        seq = graphs if params.graphs is None else params.graphs
+        graph_key, chain_key = seq.split_key(key)
+        graph = seq.at(t, graph_key)
         alpha = step_size(params.step_size, t).astype(state.theta_tilde.dtype)
         A_x, B_x = A_tab[state.x], b_tab[state.x]                        # 1. observe X_t
         u = state.theta_tilde + alpha * (state.theta @ A_x.T + B_x)      # 2. drift at theta
@@ -203,12 +235,14 @@ def push_sum_sa(problem: LinearSAProblem, graphs: GraphSequence, *,
         theta_tilde = blowup_guard(theta_tilde, params.theta0, t, scale, divergence_factor,
                                    divergence_after, rows=theta_tilde / y[:, None])
         return PushSumSAState(theta_tilde, y.astype(state.y.dtype),
-                              next_state(key, chain, state.x)), None
+                              next_state(chain_key, chain, state.x)), None
 
     config = {"problem": problem.digest(), "graphs": graphs.digest(),
               "divergence": [divergence_factor, int(divergence_after)]}
     return Algorithm(init=init, step=step, name="push_sum_sa", version="1",
-                     max_horizon=graphs.length, config=config)
+                     max_horizon=graphs.length, config=config,
+                     check_params=sa_check_params(graphs, problem, "column"),
+                     divergence_hint="reduce params.step_size (the schedule's alpha_0)")
 
 
 def contraction_bound(num_agents: int, window: int) -> float:
@@ -244,12 +278,14 @@ def exact_moments(problem: LinearSAProblem, graphs: GraphSequence, params: SAPar
     ``W3 = W^_t``; the output is scaled by ``1 / y_t``. Deterministic sequences only.
     """
     T = check_int(num_steps, "num_steps")
-    _push_graphs(graphs, problem.num_agents)
-    check_params_shapes(params, problem.num_agents, problem.dim, problem.num_states)
+    graphs = _push_graphs(graphs, problem.num_agents)
+    check_sa_params(params, num_agents=problem.num_agents, dim=problem.dim,
+                    num_states=problem.num_states)
+    refuse_params_graphs(params)
     W, y = push_weights_sequence(graphs, T)
     theta0, p0 = initial_moments_inputs(problem, params)
     pair = problem.td[0].transition.shape[0] if problem.td is not None else None
     return mjls_moments(transition=problem.transition, A=problem.A, B=problem.b, W1=W,
-                        W2=W / y[:-1, None, :], W3=W, alphas=_host_alphas(params.step_size, T),
+                        W2=W / y[:-1, None, :], W3=W, alphas=host_alphas(params.step_size, T),
                         out_scale=1.0 / y, theta0=theta0, p0=p0, num_steps=T,
                         record_at=record_at, pair_states=pair, max_flops=max_flops)

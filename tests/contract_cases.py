@@ -1,0 +1,97 @@
+"""One small case per public algorithm factory, for the contract test (tests/test_contract.py)
+and its device-count child (not a test module).
+
+A case is built by a function returning a :class:`Case`; :data:`CASES` lists them by name.
+Covering a new factory is one line in its family's ``CASES`` (``contract_cases_<family>.py``,
+plus its builder); this module gathers them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+import numpy as np
+
+import decentral.graphs as g
+
+
+class Case(NamedTuple):
+    """What the contract test needs of one factory.
+
+    Attributes:
+        algorithm: the Algorithm, built by the factory on a small problem.
+        params: valid params.
+        bad_params: ``[(params, regex)]``: invalid params (set by ``_replace``, as a sweep or
+            a user would) and a regex the refusal must match (it names the field).
+        other: the same factory built with another configuration (another graph or option):
+            a checkpoint of ``algorithm`` must refuse it.
+        num_steps: a run length (a multiple of 4).
+        record_fn: a record function (None: the whole state).
+        record_context: whether ``record_fn`` takes the record context.
+        graph_swap: None, or ``(params with another sequence of the same structure in
+            them, the factory built on that sequence)``: the two runs must agree (one
+            compiled program serves many graphs).
+    """
+
+    algorithm: Any
+    params: Any
+    bad_params: list
+    other: Any
+    num_steps: int = 8
+    record_fn: Callable | None = None
+    record_context: bool = False
+    graph_swap: Any = None
+
+
+def consensus_case(backend: str = "dense") -> Case:
+    from decentral.consensus import consensus, consensus_params
+
+    alg = consensus(g.ring(5), rule="row", shape=2, backend=backend)
+    params = consensus_params(np.arange(10.0).reshape(5, 2))
+    bad = [
+        (params._replace(x0=np.full((5, 2), np.inf)), r"params\.x0 has NaN or infinite"),
+        (params._replace(x0=np.zeros((4, 2))), r"params\.x0 has 4 agents"),
+        (params._replace(graphs=g.static(g.complete(6), rule="row", backend=backend)),
+         r"params\.graphs has another structure.*n is 6"),
+        (params._replace(graphs=g.static(g.ring(5), rule="column", backend=backend)),
+         r"params\.graphs.*rule"),
+    ]
+    other = consensus(g.complete(5), rule="row", shape=2, backend=backend)
+    swap = g.static(g.ring(5).T.copy(), rule="row", backend=backend) \
+        if backend == "sparse" else g.static(g.complete(5), rule="row")
+    return Case(alg, params, bad, other,
+                graph_swap=(params._replace(graphs=swap), consensus(swap, shape=2)))
+
+
+def consensus_random_case() -> Case:
+    from decentral.consensus import consensus, consensus_params
+
+    drops = g.random_edge_drops(g.ring(5, directed=False), 0.3, shared_across_seeds=False)
+    alg = consensus(drops)
+    params = consensus_params(np.arange(5.0))
+    other = consensus(g.random_edge_drops(g.ring(5, directed=False), 0.5,
+                                          shared_across_seeds=False))
+    return Case(alg, params, [(params._replace(x0=np.array([1.0, np.nan, 0, 0, 0])),
+                               r"params\.x0.*NaN")], other)
+
+
+CASES: dict[str, Callable[[], Case]] = {
+    "consensus": consensus_case,
+    "consensus.sparse": lambda: consensus_case("sparse"),
+    "consensus.random_per_seed": consensus_random_case,
+}
+
+
+def _gather() -> None:
+    import importlib
+
+    for family in ("consensus_sa", "bandits", "resilient_ac"):
+        module = importlib.import_module(f"contract_cases_{family}")
+        clash = set(module.CASES) & set(CASES)
+        if clash:
+            raise ValueError(f"contract case names used twice: {sorted(clash)}")
+        CASES.update(module.CASES)
+
+
+_gather()

@@ -1,0 +1,140 @@
+"""The contract every public algorithm factory keeps (as jaxopt's common test loops over its
+solvers): init / step jit and vmap; the state keeps its types and shapes; the same seed gives
+bit-identical results whatever the chunking and the number of devices; a killed run resumes
+bit-identically; a checkpoint refuses another configuration; bad params are refused by ``run``
+with the field named. A factory is covered by one line in ``tests/contract_cases.py``."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import jax
+import numpy as np
+import pytest
+
+from decentral.runner import run, seed_keys
+
+sys.path.insert(0, str(Path(__file__).parent))
+from contract_cases import CASES  # noqa: E402
+
+SEEDS = [3, 1, 4]
+CHILD = Path(__file__).with_name("_contract_child.py")
+REPO = Path(__file__).resolve().parents[1]
+
+_BUILT: dict = {}
+
+
+def case_of(name):
+    if name not in _BUILT:
+        _BUILT[name] = CASES[name]()
+    return _BUILT[name]
+
+
+def _run(case, **kw):
+    kw.setdefault("progress", False)
+    return run(case.algorithm, case.params, SEEDS, case.num_steps, record_fn=case.record_fn,
+               record_context=case.record_context, **kw)
+
+
+def _assert_same(a, b):
+    la, ta = jax.tree_util.tree_flatten(a)
+    lb, tb = jax.tree_util.tree_flatten(b)
+    assert ta == tb
+    for x, y in zip(la, lb, strict=True):
+        if jax.numpy.issubdtype(getattr(x, "dtype", None), jax.dtypes.prng_key):
+            x, y = jax.random.key_data(x), jax.random.key_data(y)
+        np.testing.assert_array_equal(np.asarray(x), np.asarray(y))
+
+
+class _Stop(Exception):
+    pass
+
+
+@pytest.fixture(params=sorted(CASES))
+def case(request):
+    return case_of(request.param)
+
+
+def test_init_and_step_jit_vmap_and_keep_the_state_s_types(case):
+    alg, params = case.algorithm, case.params
+    init_key, root = seed_keys(0)
+    state = jax.jit(alg.init)(init_key, params)
+    new, _ = jax.jit(alg.step)(jax.random.fold_in(root, 0), state, params, np.int32(0), None)
+    spec = jax.tree_util.tree_map(lambda a: (a.shape, a.dtype), state)
+    assert jax.tree_util.tree_map(lambda a: (a.shape, a.dtype), new) == spec
+    keys = jax.random.split(init_key, 2)
+    states = jax.vmap(alg.init, in_axes=(0, None))(keys, params)
+    stepped, _ = jax.vmap(alg.step, in_axes=(0, 0, None, None, None))(
+        keys, states, params, np.int32(0), None)
+    assert jax.tree_util.tree_map(lambda a: (a.shape[1:], a.dtype), stepped) == spec
+
+
+def test_same_seed_same_numbers_whatever_the_chunking(case):
+    whole = _run(case)
+    chunked = _run(case, chunk_size=case.num_steps // 4)
+    _assert_same(whole.records, chunked.records)
+    _assert_same(whole.final_state, chunked.final_state)
+    again = _run(case)
+    _assert_same(whole.records, again.records)
+
+
+def test_a_killed_run_resumes_bit_identically_and_refuses_another_config(case, tmp_path):
+    reference = _run(case, chunk_size=case.num_steps // 4)
+
+    def stop(c):
+        if c == 1:
+            raise _Stop
+
+    with pytest.raises(_Stop):
+        _run(case, chunk_size=case.num_steps // 4, checkpoint_dir=tmp_path, on_chunk_end=stop)
+    computed = []
+    resumed = _run(case, chunk_size=case.num_steps // 4, checkpoint_dir=tmp_path,
+                   on_chunk_end=computed.append)
+    assert computed == [2, 3]
+    _assert_same(resumed.records, reference.records)
+    _assert_same(resumed.final_state, reference.final_state)
+    with pytest.raises(ValueError, match="different run configuration"):
+        run(case.other, case.params, SEEDS, case.num_steps, record_fn=case.record_fn,
+            record_context=case.record_context, chunk_size=case.num_steps // 4,
+            checkpoint_dir=tmp_path, progress=False)
+
+
+def test_bad_params_are_refused_by_run_with_the_field_named(case):
+    assert case.bad_params, "every factory has at least one bad-params case"
+    for bad, pattern in case.bad_params:
+        with pytest.raises(ValueError, match=pattern):
+            run(case.algorithm, bad, SEEDS[:1], 4, record_fn=case.record_fn,
+                record_context=case.record_context, progress=False)
+
+
+def test_another_graph_of_the_same_structure_runs_as_data(case):
+    if case.graph_swap is None:
+        pytest.skip("this factory takes no graphs")
+    swapped_params, built = case.graph_swap
+    a = _run(case._replace(params=swapped_params))
+    b = _run(case._replace(algorithm=built))
+    _assert_same(a.records, b.records)
+    _assert_same(a.final_state, b.final_state)
+
+
+@pytest.mark.subprocess
+def test_results_do_not_depend_on_the_number_of_devices(tmp_path):
+    """Every case in one child with 2 CPU devices: its seeds split over 2 devices give the
+    same numbers as on 1 device."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
+    env["JAX_PLATFORMS"] = "cpu"
+    env["XLA_FLAGS"] = "--xla_force_host_platform_device_count=2"
+    env.pop("JAX_ENABLE_X64", None)
+    out = subprocess.run([sys.executable, str(CHILD), str(tmp_path / "report.json")], env=env,
+                         capture_output=True, text=True, timeout=600, check=False)
+    assert out.returncode == 0, out.stderr[-3000:]
+    report = json.loads((tmp_path / "report.json").read_text())
+    assert report["devices"] == 2
+    assert sorted(report["cases"]) == sorted(CASES)
+    differing = {k: v for k, v in report["cases"].items() if v != "identical"}
+    assert not differing, differing
