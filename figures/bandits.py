@@ -218,8 +218,10 @@ def v1_arms(num_agents: int, num_arms: int, seed: int, *, copies: int = 1, means
 def dec_ucb_block(adj: np.ndarray, theorem: int) -> tuple[np.ndarray, np.ndarray]:
     """``(weights, exploration constants)`` of Dec_UCB on ``adj`` as a block of
     :func:`block_system`: Theorem 1, flocking weights and ``c_i = 4/3``; Theorem 2, Metropolis
-    weights and ``c_i = 3 / |N_i|`` (its width ``sqrt(3 ln t / (|N_i| n))``)."""
-    adj = np.asarray(adj, bool) | np.eye(len(adj), dtype=bool)
+    weights and ``c_i = 3 / |N_i|`` (its width ``sqrt(3 ln t / (|N_i| n))``). ``adj`` is a
+    boolean adjacency with self-loops (refused without them, as by every graph argument of
+    the library; ``decentral.graphs.add_self_loops`` adds them)."""
+    adj = np.asarray(adj)
     if theorem == 1:
         return g.row_stochastic(adj), np.full(len(adj), 4.0 / 3.0)
     if theorem == 2:

@@ -45,6 +45,8 @@ def main(path: str) -> None:
                                         for x, y in zip(a, b, strict=True))
         if same:
             report["cases"][name] = "identical"
+        elif not case.batch_invariant:
+            report["cases"][name] = "declared batch-dependent"
         else:
             worst = max(float(np.max(np.abs(x.astype(float) - y.astype(float))))
                         for x, y in zip(a, b, strict=True) if x.shape == y.shape and x.size)

@@ -32,6 +32,12 @@ class Case(NamedTuple):
         graph_swap: None, or ``(params with another sequence of the same structure in
             them, the factory built on that sequence)``: the two runs must agree (one
             compiled program serves many graphs).
+        batch_invariant: False for a case whose numbers depend in the last bits on which
+            seeds run together (and hence on the number of devices): a dense mix ``W @ X``
+            under ``vmap`` is one matrix product over all the seeds' columns, and XLA's CPU
+            kernels round a column differently by its position and the matrix's width. The
+            sparse backend (ordered sums over each agent's in-neighbours) does not. The
+            device-count test holds every other case to bit identity.
     """
 
     algorithm: Any
@@ -42,6 +48,7 @@ class Case(NamedTuple):
     record_fn: Callable | None = None
     record_context: bool = False
     graph_swap: Any = None
+    batch_invariant: bool = True
 
 
 def consensus_case(backend: str = "dense") -> Case:

@@ -446,17 +446,9 @@ def test_evaluate_environment_as_data_matches_closed_over_constants(x64):
     arms_a = bernoulli([0.7, 0.4, 0.2])
     arms_b = uniform([0.3, 0.6, 0.5], correlated=True)
 
-    def shared(policy, arms):
-        return bandit_algorithm(policy, arms, environment_in_params=True)
-
-    # other graphs, means and stream modes of the same shapes: the same algorithm object
-    assert shared(dec_ucb(ring, theorem=2), arms_a) is shared(dec_ucb(star, theorem=2),
-                                                              bernoulli([0.1, 0.2, 0.9],
-                                                                        correlated=True))
-    assert shared(dec_ucb(ring, theorem=2), arms_a) is not shared(dec_ucb(ring, theorem=2),
-                                                                  arms_b)
     env = bandit_environment(dec_ucb(star, theorem=2), arms_b)
-    assert env.gaps.shape == (5, 3) and set(env.graph) == {"weights"}
+    assert env.gaps.shape == (5, 3) and env.graphs.structure() == \
+        dec_ucb(ring, theorem=2).graphs.structure()
 
     T, seeds, n = 40, [1, 2], 5
     for policy, arms, kw in [(dec_ucb(ring, theorem=2), arms_a, dict(record_every=10)),
@@ -488,21 +480,30 @@ def test_evaluate_environment_as_data_matches_closed_over_constants(x64):
         np.testing.assert_array_equal(swept.regret_path[p], one.regret_path)
 
 
-def test_record_grids_are_padded_then_dropped():
-    from decentral.bandits.evaluate import _shareable_grid
+def test_environment_as_data_shares_one_compilation_across_graphs_means_and_horizons():
+    """evaluate keeps no cache of its own: the runner's compile cache, keyed by the traced
+    program, serves other graphs, means and horizons of the same structure with one
+    compilation (the arms' parameters and the graph are params, record_every = T runs in the
+    gap layout)."""
+    import decentral.runner.compile as runner_compile
+    from decentral.bandits import dec_ucb
 
-    # record_every = T and log grids become irregular grids of 2 or 16 points
-    every, at, extra = _shareable_grid(1000, None, 1000)
-    assert every is None and at.tolist() == [1, 1000] and extra == (1,)
-    every, at, extra = _shareable_grid(None, np.array([0, 10, 100, 1000]), 1000)
-    assert every is None and at.size == 17 and at[0] == 0
-    assert extra == tuple(range(1, 10)) + (11, 12, 13, 14)
-    assert np.all(np.isin([10, 100, 1000], at))
-    # nothing to pad: every step recorded, invalid grids (the runner explains them)
-    assert _shareable_grid(1, None, 10) == (1, None, ())
-    assert _shareable_grid(3, None, 10) == (3, None, ())
-    assert _shareable_grid(None, [5, 3, 10], 10)[2] == ()
-    assert _shareable_grid(None, [5, 8], 10)[2] == ()
+    ring, star = g.ring(5, directed=False), g.star(5)
+    first = evaluate(dec_ucb(ring, theorem=2), bernoulli([0.7, 0.4, 0.2]), 40, [1, 2],
+                     record_every=40)
+    def latest():
+        return runner_compile._BY_IDENTITY[next(reversed(runner_compile._BY_IDENTITY))]
+
+    programs, used = len(runner_compile._BY_PROGRAM), latest()
+    compiled = used.chunk._cache_size()
+    other = evaluate(dec_ucb(star, theorem=2), bernoulli([0.1, 0.2, 0.9], correlated=True), 64,
+                     [1, 2], record_every=64)
+    assert latest() is used and len(runner_compile._BY_PROGRAM) == programs
+    assert used.chunk._cache_size() == compiled
+    assert first.record_steps.tolist() == [40] and other.record_steps.tolist() == [64]
+    # another reward family is another program
+    evaluate(dec_ucb(ring, theorem=2), uniform([0.3, 0.6, 0.5]), 40, [1, 2], record_every=40)
+    assert latest().programs.digest != used.programs.digest
 
 
 def test_extra_families_keep_every_reward():
@@ -522,3 +523,147 @@ def test_extra_families_keep_every_reward():
     with pytest.raises(ValueError, match="unknown family"):
         homo.with_extra_families(["gaussian"])
     assert "beta" in FAMILIES
+
+
+# ------------------------------------------------------------------------------------------
+# params checked where they arrive (run calls check_params on every params, per sweep entry)
+# ------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("factory, params", [
+    (ucb, UCBParams(np.array([1.0, 2.0, 3.0, 4.0]))),          # [M]: one alpha per arm
+    (ucb, UCBParams(np.array([2.0]))),                         # [1]: broadcast silently
+    (kl_ucb, KLUCBParams(np.array([0.0, 3.0, 0.0, 3.0]))),
+    (pooled_ucb, UCBParams(np.array([1.0, 2.0, 3.0, 4.0]))),
+])
+def test_run_refuses_a_vector_where_one_number_is_meant(factory, params):
+    """A vector where a scalar is meant would be applied per arm by broadcasting: run refuses
+    it (without a sweep) with the field named; evaluate too."""
+    alg = bandit_algorithm(factory(), bernoulli(MEANS), num_agents=2)
+    field = params._fields[0]
+    with pytest.raises(ValueError, match=rf"params\.{field} must be one number"):
+        run(alg, params, [0], 5, progress=False)
+    with pytest.raises(ValueError, match=rf"params\.{field} must be one number"):
+        evaluate(factory(), bernoulli(MEANS), 5, [0], num_agents=2, params=params)
+    env_alg = bandit_algorithm(factory(), bernoulli(MEANS), num_agents=2,
+                               environment_in_params=True)
+    from decentral.bandits import BanditParams, bandit_environment
+
+    full = BanditParams(params, bandit_environment(factory(), bernoulli(MEANS), 2))
+    with pytest.raises(ValueError, match=rf"params\.policy\.{field} must be one number"):
+        run(env_alg, full, [0], 5, progress=False)
+
+
+def test_sweeps_are_checked_entry_by_entry():
+    arms = bernoulli(MEANS)
+    alg = bandit_algorithm(ucb(), arms, num_agents=2)
+    # P = 2 entries of [M] vectors: each entry is still a vector
+    with pytest.raises(ValueError, match=r"sweep entry 0: .*params\.exploration_alpha must be "
+                                         r"one number"):
+        run(alg, UCBParams(np.ones((2, 4))), [0], 5, sweep=True, progress=False)
+    with pytest.raises(ValueError, match=r"sweep entry 1: .*params\.exploration_alpha must be "
+                                         r">= 0"):
+        evaluate(ucb(), arms, 5, [0], num_agents=2, params=UCBParams(np.array([0.5, -1.0])),
+                 sweep=True)
+    # a sweep of scalars is what a vector means: it runs, and equals separate runs
+    swept = evaluate(ucb(), arms, 20, [0, 1], num_agents=2,
+                     params=UCBParams(np.array([0.5, 2.0])), sweep=True, record_every=20)
+    assert swept.params.exploration_alpha.shape == (2,)
+    one = evaluate(ucb(0.5), arms, 20, [0, 1], num_agents=2, record_every=20)
+    np.testing.assert_array_equal(swept.pulls[0], one.pulls)
+
+
+def test_per_agent_constants_must_have_one_value_per_agent():
+    """Dec_UCB's c, Dec-UCB1's beta and Dec-KL-UCB's varsigma are a scalar or [N]: another
+    length (here [1], [M] and [N - 1]) would broadcast or fail inside the step."""
+    from decentral.bandits import (
+        DecKLUCBParams,
+        DecUCB1Params,
+        DecUCBParams,
+        dec_kl_ucb,
+        dec_ucb,
+        dec_ucb1,
+    )
+
+    ring = g.ring(5, directed=False)                    # N = 5, M = 4
+    arms = bernoulli(MEANS)
+    for policy, params in [(dec_ucb(ring, theorem=2), DecUCBParams(np.ones(1))),
+                           (dec_ucb(ring, theorem=1), DecUCBParams(np.ones(4))),
+                           (dec_ucb1(ring), DecUCB1Params(np.full(4, 0.1))),
+                           (dec_kl_ucb(ring), DecKLUCBParams(np.full(1, 0.1))),
+                           (dec_ucb1(ring), DecUCB1Params(np.full((2, 5), 0.1)))]:
+        field = params._fields[0]
+        with pytest.raises(ValueError, match=rf"params\.{field} must be a scalar or one value "
+                                             r"per agent \[N = 5\]"):
+            run(bandit_algorithm(policy, arms), params, [0], 5, progress=False)
+    # one value per agent runs, as does a sweep of them [P, N]
+    res = evaluate(dec_ucb1(ring), arms, 10, [0], params=DecUCB1Params(np.full((2, 5), 0.1)),
+                   sweep=True, record_every=10)
+    assert res.pulls.shape == (2, 1, 5, 4)
+
+
+def test_pseudo_regret_checks_shapes():
+    """gaps [N] with N = M would otherwise be read as one row of per-arm gaps."""
+    from decentral.bandits import pseudo_regret
+
+    pulls = np.array([[[3, 1, 1], [1, 4, 1], [2, 2, 2]]])       # [S, N, M], N = M = 3
+    gaps = np.array([[0.0, 0.5, 0.1]] * 3)
+    np.testing.assert_allclose(pseudo_regret(pulls, gaps), [[0.0, 1.5, 0.6]])
+    np.testing.assert_allclose(np.asarray(pseudo_regret(jnp.asarray(pulls), gaps)),
+                               [[0.0, 1.5, 0.6]])
+    for bad in (gaps[0], gaps[:2], gaps[:, :2]):
+        with pytest.raises(ValueError, match="pseudo_regret needs gaps"):
+            pseudo_regret(pulls, bad)
+    with pytest.raises(ValueError, match="pseudo_regret needs gaps"):
+        pseudo_regret(pulls[0, 0], gaps)
+
+
+def test_policy_fields_become_the_algorithm_s_and_per_seed_graphs_is_gone():
+    from decentral.bandits import dec_ucb
+
+    assert "per_seed_graphs" not in Policy._fields
+    drops = g.random_edge_drops(g.complete(4), 0.3, rule="row", shared_across_seeds=False)
+    pol = dec_ucb(drops, theorem=1)
+    assert pol.graphs.draws_per_seed
+    for in_params in (False, True):
+        alg = bandit_algorithm(pol, bernoulli(MEANS), environment_in_params=in_params)
+        assert alg.name == "bandits.dec_ucb"
+        assert alg.config["policy_config"] == dict(pol.config)
+        assert alg.config["policy_version"] == pol.version
+        assert alg.config["graphs"] == ("params" if in_params else drops.digest())
+    # ucb() and ucb1() share their functions: with the environment as data, one program name
+    assert bandit_algorithm(ucb1(), bernoulli(MEANS), environment_in_params=True).name == \
+        "bandits.ucb"
+
+
+def test_environment_graphs_as_data_none_and_refusals(x64):
+    """environment.graphs None runs the policy's own sequence (closed over), the same numbers
+    as passing it as data; another sequence of the same structure is another graph; what
+    the algorithm cannot run is refused by run with the field named."""
+    from decentral.bandits import BanditParams, bandit_environment, dec_ucb
+
+    ring, star = g.ring(5, directed=False), g.star(5)
+    arms = bernoulli([0.7, 0.4, 0.2])
+    pol = dec_ucb(ring, theorem=2)
+    alg = bandit_algorithm(pol, arms, environment_in_params=True)
+    env = bandit_environment(pol, arms)
+    assert env.graphs is pol.graphs
+    as_data = run(alg, BanditParams(pol.params, env), [0, 1], 30, progress=False)
+    closed = run(alg, BanditParams(pol.params, env._replace(graphs=None)), [0, 1], 30,
+                 progress=False)
+    np.testing.assert_array_equal(as_data.final_state.pulls, closed.final_state.pulls)
+    np.testing.assert_array_equal(as_data.final_state.policy.z, closed.final_state.policy.z)
+    other = dec_ucb(star, theorem=2)
+    swapped = run(alg, BanditParams(pol.params, env._replace(graphs=other.graphs)), [0, 1], 30,
+                  progress=False)
+    built = run(bandit_algorithm(other, arms), other.params, [0, 1], 30, progress=False)
+    np.testing.assert_array_equal(swapped.final_state.pulls, built.final_state.pulls)
+    for graphs, match in [(dec_ucb(g.ring(6, directed=False), theorem=2).graphs,
+                           r"params\.environment\.graphs has another structure"),
+                          (pol.graphs.replace(weights=np.full((1, 5, 5), 0.5)),
+                           r"params\.environment\.graphs.*row-stochastic")]:
+        with pytest.raises(ValueError, match=match):
+            run(alg, BanditParams(pol.params, env._replace(graphs=graphs)), [0], 5,
+                progress=False)
+    with pytest.raises(ValueError, match=r"params\.environment\.gaps must be >= 0"):
+        run(alg, BanditParams(pol.params, env._replace(gaps=-np.asarray(env.gaps))), [0], 5,
+            progress=False)

@@ -337,3 +337,52 @@ def test_gamma_at_most_one_warns_and_wrong_params_type():
         coop_ucb2(CYCLE, sublinear="cubic")
     with pytest.raises(ValueError, match="lambda_2"):
         dducb_mixing_rounds(1.0, 4)
+
+
+def test_graphs_argument_and_no_silent_self_loop_repair():
+    """graphs goes through decentral.graphs.as_sequence (graph= an alias): an adjacency
+    without self-loops is refused, not repaired; still static undirected graphs only."""
+    no_loops = UNDIRECTED & ~np.eye(6, dtype=bool)
+    for factory in (coop_ucb2, dducb):
+        with pytest.raises(ValueError, match="add_self_loops"):
+            factory(no_loops)
+        with pytest.raises(ValueError, match="once"):
+            factory(CYCLE, graph=CYCLE)
+        assert factory(graph=CYCLE).num_agents == 4
+        assert factory(CYCLE, backend="sparse").graphs.backend == "sparse"
+    assert dducb(graphs=CYCLE).graphs.digest() == g.static(CYCLE, rule="metropolis").digest()
+
+
+@pytest.mark.parametrize("policy, field", [(COOP, "exploration_gamma"),
+                                           (COOP, "consensus_kappa"),
+                                           (DD_PLAIN, "consensus_precision"),
+                                           (DD_ACCEL, "exploration_eta")])
+def test_run_refuses_a_constant_per_arm(policy, field):
+    """One number each: a vector [M] would apply per arm (or per stage length) silently."""
+    value = np.full(EASY.num_arms, float(getattr(policy.params, field)))
+    with pytest.raises(ValueError, match=rf"params\.{field} must be one number"):
+        run(bandit_algorithm(policy, EASY), policy.params._replace(**{field: value}), [0], 5,
+            progress=False)
+
+
+def test_graphs_as_data_must_be_what_the_policy_was_built_for():
+    """DDUCB's stage length and Chebyshev weights come from |lambda_2| of its P; a P of
+    another spectrum in params is refused. coop-UCB2's H must keep P non-negative."""
+    from decentral.bandits import BanditParams, bandit_environment
+
+    def params_with(policy, graphs):
+        env = bandit_environment(policy, EASY)._replace(graphs=graphs)
+        return BanditParams(policy.params, env)
+
+    perm = [3, 1, 5, 0, 2, 4]                       # the same graph relabelled: same spectrum
+    relabelled = UNDIRECTED[np.ix_(perm, perm)]
+    for policy in (DD_PLAIN, DD_ACCEL):
+        alg = bandit_algorithm(policy, EASY, environment_in_params=True)
+        res = run(alg, params_with(policy, dducb(relabelled).graphs), [0], 20, progress=False)
+        assert res.final_state.pulls.shape == (1, 6, 2)
+        with pytest.raises(ValueError, match=r"params\.environment\.graphs has \|lambda_2\|"):
+            run(alg, params_with(policy, dducb(g.complete(6)).graphs), [0], 5, progress=False)
+    alg = bandit_algorithm(COOP, EASY, environment_in_params=True)
+    rows = np.asarray(g.row_stochastic(g.ring(6)))[None]
+    with pytest.raises(ValueError, match=r"params\.environment\.graphs must hold H"):
+        run(alg, params_with(COOP, COOP.graphs.replace(weights=rows)), [0], 5, progress=False)

@@ -433,7 +433,7 @@ def test_policy_input():
     with pytest.warns(HypothesisWarning, match="max-consensus"):
         theorem_bound(dec_ucb(paper_graph("strongly"), max_consensus="v1_code"), MEANS, 100)
     with pytest.raises(ValueError, match="time-varying"):
-        theorem_bound(dec_ucb([g.ring(4), g.ring(4).T]), MEANS, 100)
+        theorem_bound(dec_ucb(g.periodic([g.ring(4), g.ring(4).T], rule="row")), MEANS, 100)
     with pytest.raises(ValueError, match="does not communicate"):
         theorem_bound(ucb1(), MEANS, 100)
 

@@ -254,7 +254,7 @@ def test_params_and_bad_input():
         dec_ucb(UNDIRECTED, max_consensus="v2")
     with pytest.raises(ValueError, match="symmetric"):
         dec_ucb(g.ring(4), theorem=2)                       # Metropolis needs undirected
-    with pytest.raises(ValueError, match="square"):
+    with pytest.raises(ValueError, match=r"shape \(2, 3\)"):
         dec_ucb(np.ones((2, 3), bool))
     with pytest.raises(ValueError):
         dec_ucb(np.full((3, 3), 0.5))                       # not stochastic
@@ -285,3 +285,34 @@ def test_dense_max_consensus_and_running_count_are_exact_both_ways():
         flags = rng.random((3, 5, arms)) < 0.4
         got = _running_count(jnp.asarray(flags), jnp.int32)
         np.testing.assert_array_equal(np.asarray(got), np.cumsum(flags, axis=-1))
+
+
+def test_graphs_go_through_as_sequence_with_the_theorem_s_rule():
+    """graphs: what decentral.graphs.as_sequence accepts, the theorem's rule for an adjacency
+    (row for Theorem 1, Metropolis otherwise) unless rule= says otherwise; no lists, no
+    silent self-loop repair; graph= stays an alias."""
+    assert dec_ucb(UNDIRECTED, theorem=1).graphs.rule == "row"
+    assert dec_ucb(UNDIRECTED, theorem=2).graphs.rule == "metropolis"
+    assert dec_ucb1(UNDIRECTED).graphs.rule == "metropolis"
+    assert dec_kl_ucb(UNDIRECTED).graphs.rule == "metropolis"
+    assert dec_ucb(UNDIRECTED, theorem=1, rule="metropolis").graphs.rule == "metropolis"
+    assert dec_ucb(graphs=UNDIRECTED, theorem=2).graphs.digest() == \
+        dec_ucb(graph=UNDIRECTED, theorem=2).graphs.digest() == \
+        g.static(UNDIRECTED, rule="metropolis").digest()
+    assert dec_ucb1(UNDIRECTED, backend="sparse").graphs.backend == "sparse"
+    with pytest.raises(ValueError, match="once"):
+        dec_ucb(UNDIRECTED, graph=UNDIRECTED)
+    with pytest.raises(ValueError, match="needs graphs"):
+        dec_kl_ucb()
+    for factory in (dec_ucb, dec_ucb1, dec_kl_ucb):
+        with pytest.raises(ValueError, match=r"periodic\(\.\.\.\)"):
+            factory([UNDIRECTED, g.complete(6)])                # a list is periodic(...)
+        no_loops = UNDIRECTED & ~np.eye(6, dtype=bool)
+        with pytest.raises(ValueError, match="add_self_loops"):
+            factory(no_loops)                                   # refused, not repaired
+    seq = g.periodic([UNDIRECTED, g.complete(6)], rule="metropolis")
+    assert dec_ucb1(seq).graphs is seq
+    with pytest.raises(ValueError, match="rule"):
+        dec_ucb1(seq, rule="row")                               # a sequence keeps its rule
+    with pytest.raises(ValueError, match="row-stochastic"):     # column-stochastic only
+        dec_ucb(g.column_stochastic(g.from_edges(4, [(0, 1), (1, 2), (2, 3)])))

@@ -124,7 +124,9 @@ def test_another_graph_of_the_same_structure_runs_as_data(case):
 @pytest.mark.subprocess
 def test_results_do_not_depend_on_the_number_of_devices(tmp_path):
     """Every case in one child with 2 CPU devices: its seeds split over 2 devices give the
-    same numbers as on 1 device."""
+    same numbers as on 1 device, bit for bit, except the cases declared batch-dependent (dense
+    mixing of non-dyadic weights, see ``Case.batch_invariant``), whose sparse twins are held
+    to bit identity here too."""
     env = dict(os.environ)
     env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
     env["JAX_PLATFORMS"] = "cpu"
@@ -136,5 +138,6 @@ def test_results_do_not_depend_on_the_number_of_devices(tmp_path):
     report = json.loads((tmp_path / "report.json").read_text())
     assert report["devices"] == 2
     assert sorted(report["cases"]) == sorted(CASES)
-    differing = {k: v for k, v in report["cases"].items() if v != "identical"}
+    differing = {k: v for k, v in report["cases"].items()
+                 if v not in ("identical", "declared batch-dependent")}
     assert not differing, differing

@@ -216,7 +216,7 @@ def test_resilient_figure_switch_attacker_sends_what_the_attack_alone_sends(resi
     import warnings
 
     import decentral.graphs as g
-    from decentral.resilient_ac import consensus_params, resilient_consensus, values_of
+    from decentral.resilient_ac import resilient_consensus, resilient_consensus_params, values_of
     from decentral.runner import run
     from figures import resilient_ac as fr
 
@@ -227,8 +227,9 @@ def test_resilient_figure_switch_attacker_sends_what_the_attack_alone_sends(resi
         warnings.simplefilter("ignore")
         alg = resilient_consensus(g.circulant(5, [-1, -2, -3]), 1, [4],
                                   fr.attacks()["huge"]["attacker"])
-    res = run(alg, consensus_params(arrays["x0"][-1]), [seed], meta["config"]["parameters"][
-        "num_steps"], record_fn=values_of, record_initial=True, progress=False)
+    num_steps = meta["config"]["parameters"]["num_steps"]
+    res = run(alg, resilient_consensus_params(arrays["x0"][-1]), [seed], num_steps,
+              record_fn=values_of, record_initial=True, progress=False)
     np.testing.assert_array_equal(np.asarray(res.records[0]),
                                   arrays["experiment__huge__wmsr"][-1])
 

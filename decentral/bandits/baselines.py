@@ -78,9 +78,11 @@ import jax.numpy as jnp
 import numpy as np
 
 import decentral.graphs as g
+from decentral._checks import sum_tolerance
 from decentral.graphs import GraphSequence
 from decentral.hypotheses import warn_hypothesis
 
+from .decentralized import _graphs_argument
 from .policy import Policy, check_clock, log_time, validate_constants
 
 __all__ = [
@@ -110,17 +112,25 @@ _EXACT_MIXING = 1e-12
 # graphs: static only
 # ------------------------------------------------------------------------------------------
 
-def _refuse_time_varying(graph, policy: str, why: str) -> None:
-    if isinstance(graph, (list, tuple)):
+def _refuse_time_varying(graphs, policy: str, why: str) -> None:
+    if isinstance(graphs, (list, tuple)):
         raise ValueError(f"{policy} needs a static graph: {why}. A list of graphs is a "
                          "time-varying (periodic) sequence; pass one adjacency or weight "
                          "matrix.")
-    if isinstance(graph, GraphSequence):
-        static = graph.form == "static" or (graph.form == "periodic" and graph.period == 1)
+    if isinstance(graphs, GraphSequence):
+        static = graphs.form == "static" or (graphs.form == "periodic" and graphs.period == 1)
         if not static:
             raise ValueError(f"{policy} needs a static graph: {why}. Got a time-varying "
-                             f"GraphSequence (form {graph.form!r}); pass one adjacency, one "
+                             f"GraphSequence (form {graphs.form!r}); pass one adjacency, one "
                              "weight matrix or a static sequence (decentral.graphs.static).")
+
+
+def _static_sequence(graphs, policy: str, why: str, rule: str | None,
+                     backend: str | None) -> GraphSequence:
+    """``graphs`` through :func:`decentral.graphs.as_sequence` (an adjacency with self-loops
+    gets Metropolis weights unless ``rule`` says otherwise), refused unless static."""
+    _refuse_time_varying(graphs, policy, why)
+    return g.as_sequence(graphs, rule=rule, backend=backend, default_rule="metropolis")
 
 
 def _sequence_matrix(seq: GraphSequence) -> np.ndarray:
@@ -128,28 +138,10 @@ def _sequence_matrix(seq: GraphSequence) -> np.ndarray:
     return np.asarray(seq.weights_host64(1)[0], np.float64)
 
 
-def _square(graph, policy: str) -> np.ndarray:
-    mat = np.asarray(graph)
-    if mat.ndim != 2 or mat.shape[0] != mat.shape[1] or mat.shape[0] < 1:
-        raise ValueError(f"{policy}: a graph must be a square [N, N] array; got shape "
-                         f"{mat.shape}.")
-    if mat.dtype != bool and not np.issubdtype(mat.dtype, np.floating):
-        raise ValueError(f"{policy}: pass a boolean adjacency (adj[i, j]: i receives from j) or "
-                         f"float weights; got dtype {mat.dtype}.")
-    return mat
-
-
-def _undirected_pattern(graph, policy: str, why: str) -> np.ndarray:
-    """The boolean adjacency without self-loops of any static graph form (its support)."""
-    _refuse_time_varying(graph, policy, why)
-    if isinstance(graph, GraphSequence):
-        mat = _sequence_matrix(graph) > 0
-    else:
-        mat = _square(graph, policy)
-        if mat.dtype != bool:
-            if not np.all(np.isfinite(mat)) or np.any(mat < 0):
-                raise ValueError(f"{policy}: weights must be finite and non-negative.")
-            mat = mat > 0
+def _undirected_pattern(seq: GraphSequence, policy: str) -> np.ndarray:
+    """The boolean adjacency without self-loops of a static sequence (its support), refused
+    unless symmetric."""
+    mat = _sequence_matrix(seq) > 0
     adj = mat & ~np.eye(mat.shape[0], dtype=bool)
     if not np.array_equal(adj, adj.T):
         i, j = np.argwhere(adj != adj.T)[0]
@@ -190,8 +182,9 @@ def landgren_consensus_matrix(graph, kappa: float | None = None) -> np.ndarray:
     """coop-UCB2's ``P = I - (kappa / d_max) L`` (float64, host) of an undirected graph.
 
     Args:
-        graph: a symmetric boolean adjacency (self-loops ignored), or any static form whose
-            support is one (its weights are not used).
+        graph: a symmetric boolean adjacency with self-loops (they do not enter the
+            Laplacian), or a weight matrix or static sequence whose support is one (its
+            weights are not used): what :func:`decentral.graphs.as_sequence` accepts.
         kappa: in ``(0, 1]``; None: ``d_max / (d_max + 1)`` (the default of :func:`coop_ucb2`).
 
     Example:
@@ -200,8 +193,9 @@ def landgren_consensus_matrix(graph, kappa: float | None = None) -> np.ndarray:
         >>> P[0].tolist()
         [0.5, 0.25, 0.0, 0.25]
     """
-    adj = _undirected_pattern(graph, "landgren_consensus_matrix",
-                              "P is built from one Laplacian")
+    seq = _static_sequence(graph, "landgren_consensus_matrix", "P is built from one Laplacian",
+                           None, None)
+    adj = _undirected_pattern(seq, "landgren_consensus_matrix")
     deg = adj.sum(axis=1).astype(np.float64)
     d_max = float(deg.max(initial=0.0))
     if kappa is None:
@@ -234,7 +228,8 @@ class CoopUCB2Params(NamedTuple):
             + 1)`` (the 0.5 here only fills ``CoopUCB2Params()`` built by hand).
 
     The defaults ``sigma = 1, eta = 2, gamma = 2.9`` are those of a public third-party
-    implementation; Landgren et al. state no single default.
+    implementation; Landgren et al. state no single default. Each field is one number (a
+    vector would apply per arm; several values are a sweep, ``sweep=True``).
     """
 
     exploration_gamma: float = 2.9
@@ -264,7 +259,8 @@ def _upper_check(params, name: str, bound: float, strict: bool, policy: str) -> 
     bad = arr >= bound if strict else arr > bound
     if np.any(bad):
         rule = "<" if strict else "<="
-        raise ValueError(f"{policy}: {name} must be {rule} {bound:g}; got {arr.tolist()}.")
+        raise ValueError(f"{policy}: params.{name} must be {rule} {bound:g}; got "
+                         f"{arr.tolist()}.")
 
 
 def _validate_coop(params):
@@ -324,18 +320,19 @@ def _coop_select(clock: str, sublinear: str):
     return select
 
 
-def coop_ucb2(graph, *, exploration_gamma: float = 2.9, concentration_eta: float = 2.0,
+def coop_ucb2(graphs=None, *, exploration_gamma: float = 2.9, concentration_eta: float = 2.0,
               reward_sd: float = 1.0, consensus_kappa: float | None = None,
-              clock: str = "paper", sublinear: str = "sqrt_log",
-              backend: str = "dense") -> Policy:
+              clock: str = "paper", sublinear: str = "sqrt_log", rule: str | None = None,
+              backend: str | None = None, graph=None) -> Policy:
     """coop-UCB2 (Landgren, Srivastava, Leonard): running consensus on pull counts and reward
     sums, then a UCB index on the estimates (the rule and its order: module docstring).
 
     Args:
-        graph: an undirected static graph: a symmetric boolean adjacency (self-loops
-            ignored), or a symmetric weight matrix / static
-            :class:`~decentral.graphs.GraphSequence` whose *support* is taken (the consensus
-            matrix is always Landgren's ``P = I - (kappa / d_max) L``, never given weights).
+        graphs: an undirected static graph, anything :func:`decentral.graphs.as_sequence`
+            accepts: a symmetric boolean adjacency with self-loops, a symmetric weight matrix
+            or a static :class:`~decentral.graphs.GraphSequence`, of which only the *support*
+            is taken (the consensus matrix is always Landgren's ``P = I - (kappa / d_max) L``,
+            never given weights). Time-varying sequences and lists are refused.
         exploration_gamma, concentration_eta, reward_sd, consensus_kappa: the defaults of the
             sweepable params :class:`CoopUCB2Params`; ``consensus_kappa=None`` takes
             ``d_max / (d_max + 1)`` (positive diagonal, so ``P`` is aperiodic; ``kappa = 1``
@@ -344,7 +341,17 @@ def coop_ucb2(graph, *, exploration_gamma: float = 2.9, concentration_eta: float
             ``"total_pulls"`` (:data:`~decentral.bandits.CLOCKS`).
         sublinear: ``f`` of the index, one of :data:`SUBLINEAR_TERMS` (``sqrt(L(t))`` by
             default).
-        backend: ``"dense"`` or ``"sparse"`` for the mixing.
+        rule: the weight rule of an adjacency (only its support is used; default
+            ``"metropolis"``).
+        backend: ``"dense"`` or ``"sparse"`` for the mixing (default: the given sequence's,
+            else dense).
+        graph: the old name of ``graphs`` (an alias; give one of the two).
+
+    ``validate`` refuses, in any params a run gets, a constant that is not finite, out of its
+    range or not one number (a vector would apply per arm; sweep several values). A run may
+    pass another ``H`` of the same structure as data (``params.environment.graphs``, e.g.
+    ``coop_ucb2(other_graph).graphs``); it must be symmetric, doubly stochastic with diagonal
+    at least 1/2 (``P`` then stays non-negative for every ``kappa`` in ``(0, 1]``).
 
     Choices where the sources leave room: the initialisation round is not followed by a
     consensus step (the time-0 estimates are the agent's own, as Dec_UCB's ``z(0) = xbar(0)``);
@@ -359,8 +366,10 @@ def coop_ucb2(graph, *, exploration_gamma: float = 2.9, concentration_eta: float
 
     Raises:
         ValueError: a time-varying sequence or a list of graphs (there is no single Laplacian),
-            a directed graph, invalid constants (NaN, negative, ``eta`` outside ``(0, 4)``,
-            ``kappa`` outside ``(0, 1]``), an unknown clock or ``sublinear``.
+            a directed graph, what ``as_sequence`` refuses (an adjacency without self-loops, a
+            non-stochastic weight matrix), invalid constants (NaN, negative, not one number,
+            ``eta`` outside ``(0, 4)``, ``kappa`` outside ``(0, 1]``), an unknown clock or
+            ``sublinear``.
 
     Warns:
         HypothesisWarning: a disconnected graph; ``exploration_gamma <= 1``.
@@ -374,9 +383,10 @@ def coop_ucb2(graph, *, exploration_gamma: float = 2.9, concentration_eta: float
     check_clock(clock)
     if sublinear not in SUBLINEAR_TERMS:
         raise ValueError(f"sublinear must be one of {SUBLINEAR_TERMS}; got {sublinear!r}.")
-    adj = _undirected_pattern(graph, "coop_ucb2",
-                              "its P = I - (kappa/d_max) L is built from one fixed Laplacian "
-                              "(d_max and N are global, fixed quantities)")
+    given = _static_sequence(_graphs_argument(graphs, graph, "coop_ucb2"), "coop_ucb2",
+                             "its P = I - (kappa/d_max) L is built from one fixed Laplacian "
+                             "(d_max and N are global, fixed quantities)", rule, backend)
+    adj = _undirected_pattern(given, "coop_ucb2")
     n = adj.shape[0]
     if n > 1 and not _is_connected(adj):
         warn_hypothesis("coop_ucb2: the graph is not connected, so the consensus estimates "
@@ -386,7 +396,7 @@ def coop_ucb2(graph, *, exploration_gamma: float = 2.9, concentration_eta: float
     d_max = float(deg.max(initial=0.0))
     half = np.eye(n) if d_max == 0 else \
         np.eye(n) - (np.diag(deg) - adj.astype(np.float64)) / (2 * d_max)
-    seq = g.static(half, backend=backend)
+    seq = g.static(half, backend=given.backend)
     kappa = _default_kappa(d_max) if consensus_kappa is None else consensus_kappa
     params = _validate_coop(CoopUCB2Params(exploration_gamma, concentration_eta, reward_sd,
                                            kappa))
@@ -395,7 +405,20 @@ def coop_ucb2(graph, *, exploration_gamma: float = 2.9, concentration_eta: float
                   update=_coop_update, params=params, validate=_validate_coop,
                   communicate=_coop_communicate, graphs=seq, num_agents=n,
                   config={"policy": "coop_ucb2", "clock": clock, "sublinear": sublinear,
-                          "max_degree": d_max})
+                          "max_degree": d_max}, validate_graphs=_check_coop_graphs)
+
+
+def _check_coop_graphs(seq: GraphSequence, name: str = "params.environment.graphs") -> None:
+    """Refuse an ``H`` (given as data) with which ``P = I + 2 kappa (H - I)`` is not a
+    symmetric, doubly stochastic, non-negative matrix for every ``kappa`` in ``(0, 1]``."""
+    H = np.asarray(seq.weights_host(1)[0])
+    tol = sum_tolerance(H.dtype, H.shape[0], 1e-9)
+    if not (np.allclose(H, H.T, atol=tol) and g.is_doubly_stochastic(H)
+            and np.all(np.diag(H) >= 0.5 - tol)):
+        raise ValueError(f"coop_ucb2: {name} must hold H = I - L / (2 d_max) of an undirected "
+                         "graph (symmetric, doubly stochastic, diagonal >= 1/2): the step "
+                         "mixes with P = I + 2 kappa (H - I). Take it from "
+                         "coop_ucb2(other_graph).graphs.")
 
 
 # ------------------------------------------------------------------------------------------
@@ -412,6 +435,9 @@ class DDUCBParams(NamedTuple):
         reward_sd: ``sigma >= 0``, the sub-Gaussian scale of the rewards. Default 1.
         consensus_precision: ``eps`` in ``(0, 1)``, the mixing precision that sets the stage
             length C (:func:`dducb_mixing_rounds`). Default 1/22.
+
+    Each field is one number (a vector would apply per arm; several values are a sweep,
+    ``sweep=True``).
     """
 
     exploration_eta: float = 2.0
@@ -586,49 +612,58 @@ def _dducb_functions(accelerated: bool, log_inv: float, lambda_2: float):
     return select, communicate
 
 
-def _gossip_matrix(graph, backend: str) -> tuple[GraphSequence, np.ndarray]:
-    why = ("its stage length C = ceil(ln(N/eps)/ln(1/|lambda_2|)) and the Chebyshev recursion "
-           "come from the spectrum of one fixed gossip matrix P")
-    _refuse_time_varying(graph, "dducb", why)
-    if isinstance(graph, GraphSequence):
-        seq, W = graph, _sequence_matrix(graph)
-    else:
-        mat = _square(graph, "dducb")
-        if mat.dtype == bool:
-            adj = mat | np.eye(mat.shape[0], dtype=bool)
-            if not np.array_equal(adj, adj.T):
-                i, j = np.argwhere(adj != adj.T)[0]
-                raise ValueError(f"dducb needs an undirected graph (a symmetric adjacency): "
-                                 f"adj[{i}, {j}] = {adj[i, j]} but adj[{j}, {i}] = "
-                                 f"{adj[j, i]}. Symmetrise it with `adj | adj.T`.")
-            seq = g.static(adj, rule="metropolis", backend=backend)
-            W = _sequence_matrix(seq)
-        else:
-            seq = g.static(mat, backend=backend)
-            W = np.asarray(mat, np.float64)
-    if not (np.allclose(W, W.T, atol=1e-9) and g.is_doubly_stochastic(W)):
-        raise ValueError("dducb needs a symmetric doubly stochastic gossip matrix P (its "
+def _gossip_matrix(seq: GraphSequence, who: str = "dducb") -> np.ndarray:
+    """The float64 ``P`` of a static sequence, refused unless symmetric and doubly
+    stochastic (within the precision of its own dtype: a float32 ``P`` is symmetric and
+    stochastic to ~eps32 only)."""
+    W = np.asarray(seq.weights_host(1)[0])                  # checked in its own dtype
+    if not (np.allclose(W, W.T, atol=sum_tolerance(W.dtype, 1, 1e-9))
+            and g.is_doubly_stochastic(W)):
+        raise ValueError(f"{who} needs a symmetric doubly stochastic gossip matrix P (its "
                          "spectrum sets the stage length); pass a boolean adjacency to get "
                          "Metropolis weights.")
-    return seq, W
+    return np.asarray(W, np.float64)
 
 
-def dducb(graph, *, accelerated: bool = False, exploration_eta: float = 2.0,
+def _dducb_graph_check(lambda_2: float):
+    """``validate_graphs`` of :func:`dducb`: a ``P`` given as data must be symmetric, doubly
+    stochastic and have the ``|lambda_2|`` the policy was built for (its stage length and
+    Chebyshev weights come from it)."""
+
+    def check(seq: GraphSequence, name: str = "params.environment.graphs") -> None:
+        lam = second_eigenvalue_magnitude(_gossip_matrix(seq, f"dducb ({name})"))
+        if abs(lam - lambda_2) > 1e-9:
+            raise ValueError(f"dducb: {name} has |lambda_2| = {lam:.12g}; the policy was built "
+                             f"for {lambda_2:.12g} (its stage length C and the Chebyshev "
+                             "recursion come from it). Build dducb on that graph instead.")
+
+    return check
+
+
+def dducb(graphs=None, *, accelerated: bool = False, exploration_eta: float = 2.0,
           reward_sd: float = 1.0, consensus_precision: float = 1.0 / 22.0,
-          backend: str = "dense") -> Policy:
+          rule: str | None = None, backend: str | None = None, graph=None) -> Policy:
     """DDUCB (Martínez-Rubio, Kanade, Rebeschini, NeurIPS 2019): delayed, mixed network
     statistics and a UCB index on them (the rule, the stages and ``s(t)``: module docstring).
 
     Args:
-        graph: an undirected static graph: a symmetric boolean adjacency (Metropolis weights
-            are used), a symmetric doubly stochastic weight matrix, or a static
-            :class:`~decentral.graphs.GraphSequence` with such weights.
+        graphs: an undirected static graph, anything :func:`decentral.graphs.as_sequence`
+            accepts: a symmetric boolean adjacency with self-loops (Metropolis weights unless
+            ``rule`` says otherwise), a symmetric doubly stochastic weight matrix, or a static
+            :class:`~decentral.graphs.GraphSequence` with such weights. Time-varying
+            sequences and lists are refused.
         accelerated: Chebyshev-accelerated mixing (the paper's algorithm) instead of plain
             mixing ``P^C`` (default).
         exploration_eta, reward_sd, consensus_precision: the defaults of the sweepable params
             :class:`DDUCBParams` (``eta = 2``, ``sigma = 1``, ``eps = 1/22``); C is computed
             from ``eps`` inside the run, so ``eps`` too can be swept in one compile.
-        backend: ``"dense"`` or ``"sparse"`` for a sequence built from an adjacency.
+        rule, backend: as in :func:`decentral.graphs.as_sequence`.
+        graph: the old name of ``graphs`` (an alias; give one of the two).
+
+    ``validate`` refuses, in any params a run gets, a constant that is not finite, out of its
+    range or not one number (a vector would apply per arm; sweep several values). A run may
+    pass another ``P`` of the same structure as data (``params.environment.graphs``) only
+    with the same ``|lambda_2|`` (e.g. the graph with its agents relabelled).
 
     Where this differs from the authors' code (damaru2/decentralized-bandits,
     ``bandit algorithms executions.py``), deliberately:
@@ -650,9 +685,10 @@ def dducb(graph, *, accelerated: bool = False, exploration_eta: float = 2.0,
     own C inside the run, the same formula in the run's dtype).
 
     Raises:
-        ValueError: a time-varying sequence or list of graphs, a directed graph, weights that
-            are not symmetric doubly stochastic, ``|lambda_2| = 1`` (disconnected or
-            periodic), invalid constants (NaN, negative, ``eps`` outside ``(0, 1)``).
+        ValueError: a time-varying sequence or list of graphs, a directed graph, what
+            ``as_sequence`` refuses (an adjacency without self-loops), weights that are not
+            symmetric doubly stochastic, ``|lambda_2| = 1`` (disconnected or periodic),
+            invalid constants (NaN, negative, not one number, ``eps`` outside ``(0, 1)``).
 
     Example:
         >>> import decentral.graphs as g
@@ -660,7 +696,11 @@ def dducb(graph, *, accelerated: bool = False, exploration_eta: float = 2.0,
         >>> pol.config["mixing_rounds"], round(pol.config["lambda_2"], 6)
         (4, 0.333333)
     """
-    seq, W = _gossip_matrix(graph, backend)
+    why = ("its stage length C = ceil(ln(N/eps)/ln(1/|lambda_2|)) and the Chebyshev recursion "
+           "come from the spectrum of one fixed gossip matrix P")
+    seq = _static_sequence(_graphs_argument(graphs, graph, "dducb"), "dducb", why, rule,
+                           backend)
+    W = _gossip_matrix(seq)
     n = W.shape[0]
     lam = second_eigenvalue_magnitude(W)
     params = _validate_dducb(DDUCBParams(exploration_eta, reward_sd, consensus_precision))
@@ -672,4 +712,5 @@ def dducb(graph, *, accelerated: bool = False, exploration_eta: float = 2.0,
                   update=_dducb_update, params=params, validate=_validate_dducb,
                   communicate=communicate, graphs=seq, num_agents=n,
                   config={"policy": "dducb", "accelerated": bool(accelerated),
-                          "lambda_2": lam, "mixing_rounds": rounds})
+                          "lambda_2": lam, "mixing_rounds": rounds},
+                  validate_graphs=_dducb_graph_check(lam))

@@ -66,8 +66,10 @@ import scipy.linalg
 from scipy.special import lambertw
 
 import decentral.graphs as g
+from decentral._checks import sum_tolerance
 from decentral.graphs import GraphSequence
-from decentral.graphs.weights import metropolis_rule, row_rule
+from decentral.graphs.perron import _closed_classes
+from decentral.graphs.weights import effective_tolerance, metropolis_rule, row_rule
 from decentral.hypotheses import warn_hypothesis
 
 from .arms import Arms
@@ -257,7 +259,7 @@ def _check_rule(rule) -> str:
 
 def _static_weights(seq: GraphSequence, what: str) -> np.ndarray:
     if seq.form == "static" or (seq.form == "periodic" and seq.period == 1):
-        return np.asarray(seq.weights_host(1)[0], np.float64)
+        return np.asarray(seq.weights_host(1)[0])       # its own dtype (checked by the caller)
     raise ValueError(f"{what} communicates over a time-varying graph sequence (form "
                      f"{seq.form!r}); Theorems 1 and 2 and their constants are stated for one "
                      "fixed graph. Pass one step's weights, e.g. "
@@ -265,16 +267,21 @@ def _static_weights(seq: GraphSequence, what: str) -> np.ndarray:
 
 
 def _as_weight_matrix(graph, rule: str | None) -> np.ndarray:
-    """Float64 row-stochastic ``W`` from a weight matrix, a boolean adjacency with ``rule``, a
-    static :class:`~decentral.graphs.GraphSequence` or a policy communicating over one."""
+    """Row-stochastic ``W`` from a weight matrix, a boolean adjacency with ``rule``, a static
+    :class:`~decentral.graphs.GraphSequence` or a policy communicating over one, in its own
+    float dtype: its row sums are checked with that dtype's tolerance (callers compute in
+    float64 with ``np.asarray(W, np.float64)`` and take tolerances from
+    :func:`_source_tolerance`)."""
     if isinstance(graph, Policy):
         if graph.graphs is None:
             raise ValueError(f"policy {graph.name!r} does not communicate over a graph; the "
                              "bounds of Theorems 1 and 2 need the graph of a decentralized "
                              "policy such as dec_ucb(graph).")
-        return _static_weights(graph.graphs, f"policy {graph.name!r}")
+        return g.require_stochastic(_static_weights(graph.graphs, f"policy {graph.name!r}"),
+                                    "row", name="the policy's W")
     if isinstance(graph, GraphSequence):
-        return _static_weights(graph, "this graph sequence")
+        return g.require_stochastic(_static_weights(graph, "this graph sequence"), "row",
+                                    name="the sequence's W")
     if isinstance(graph, (list, tuple)):
         raise ValueError("a list of graphs is a time-varying (periodic) sequence; Theorems 1 "
                          "and 2 and their constants are stated for one fixed graph.")
@@ -286,7 +293,12 @@ def _as_weight_matrix(graph, rule: str | None) -> np.ndarray:
         pattern = mat | np.eye(mat.shape[0], dtype=bool)
         rule_fn = row_rule if _check_rule(rule) == "row" else metropolis_rule
         return rule_fn(pattern)
-    return np.asarray(g.require_stochastic(mat, "row", name="W"), np.float64)
+    return g.require_stochastic(mat, "row", name="W")
+
+
+def _source_tolerance(W_given: np.ndarray) -> float:
+    """The row-sum tolerance of W's own dtype (1e-10 for float64, ``64 n eps`` below)."""
+    return effective_tolerance(W_given)
 
 
 def _sizes_of(W: np.ndarray) -> np.ndarray:
@@ -377,7 +389,9 @@ def graph_constants(graph, *, rule: str | None = None, max_powers: int = 100_000
         graph: a row-stochastic weight matrix ``W [N, N]`` (``W[i, j] > 0``: i receives from
             j), a boolean adjacency together with ``rule``, a static
             :class:`~decentral.graphs.GraphSequence`, or a decentralized policy
-            (e.g. :func:`~decentral.bandits.dec_ucb`) over a static graph.
+            (e.g. :func:`~decentral.bandits.dec_ucb`) over a static graph. Weights below
+            float64 (float32, bfloat16) are checked with their own dtype's tolerance and
+            used as the nearest exactly row-stochastic matrix (rows renormalised in float64).
         rule: ``"row"`` (flocking weights ``1/|N_i|``) or ``"metropolis"`` for an adjacency
             (self-loops are added). Metropolis weights of a directed adjacency use the
             in-neighbourhood sizes; they are row- but not doubly stochastic.
@@ -394,9 +408,11 @@ def graph_constants(graph, *, rule: str | None = None, max_powers: int = 100_000
         ``rho2 = 1`` (several closed classes, or a periodic W).
 
     Raises:
-        ValueError: W not square, not finite, negative or not row-stochastic; an agent
-            without a self-weight ``W[i, i] > 0``; an adjacency without a rule; a time-varying
-            sequence.
+        ValueError: W (given, or the weights of a sequence or policy) not square, not
+            finite, negative or not row-stochastic; an agent without a self-weight
+            ``W[i, i] > 0``; an adjacency without a rule; a time-varying sequence. Several
+            closed classes are not an error: ``perron_vector`` is then None and ``note`` says
+            so (they are counted on the pattern ``W > 0``).
 
     Example:
         >>> from decentral.bandits import paper_graph
@@ -414,14 +430,23 @@ def graph_constants(graph, *, rule: str | None = None, max_powers: int = 100_000
     max_powers = check_int(max_powers, "max_powers", minimum=1)
     if not (isinstance(floor, (int, float)) and 0 < floor < 1):
         raise ValueError(f"floor must be a number in (0, 1); got {floor!r}.")
-    W = _as_weight_matrix(graph, rule)
+    W_given = _as_weight_matrix(graph, rule)
+    W = np.asarray(W_given, np.float64)
+    if W_given.dtype != np.float64:
+        # stochastic only to its own precision (float32 rows sum to 1 +- n eps32): take the
+        # nearest exactly stochastic matrix, else W^t drifts from 1 pi^T by ~t n eps32 and
+        # that round-off, divided by rho2^t, would inflate c (and L) many times over
+        W = W / W.sum(axis=1, keepdims=True)
     n = W.shape[0]
     sizes = _sizes_of(W)
     diameter = g.diameter(W)
-    try:
-        pi = np.asarray(g.perron_vector(W), np.float64)
-    except ValueError:
+    # pi is None only when there really are several closed classes (counted, never inferred
+    # from an error: a float32 W cast to float64 is row-stochastic to its own dtype's
+    # tolerance only, which perron_vector is told)
+    if len(_closed_classes(W > 0)) > 1:
         pi = None
+    else:
+        pi = np.asarray(g.perron_vector(W, tol=_source_tolerance(W_given)), np.float64)
     ev, vecs = _spectrum(W)
     second = complex(ev[1]) if n > 1 else 0j
     rate = abs(second)
@@ -550,21 +575,23 @@ def _horizons(horizon) -> np.ndarray:
     return t
 
 
-def _weights_rule_failure(W: np.ndarray, theorem: int) -> str | None:
+def _weights_rule_failure(W: np.ndarray, theorem: int, entry_tol: float = _WEIGHT_TOL
+                          ) -> str | None:
     pattern = (W > 0) | np.eye(W.shape[0], dtype=bool)
     if theorem == 1:
         expected, name = row_rule(pattern), "flocking weights w_ij = 1/|N_i|"
     else:
         expected, name = metropolis_rule(pattern), "Metropolis weights 1/max(|N_i|, |N_j|)"
     dev = np.abs(W - expected)
-    if dev.max() <= _WEIGHT_TOL and np.all(np.diag(W) > 0):
+    if dev.max() <= entry_tol and np.all(np.diag(W) > 0):
         return None
     i, j = np.unravel_index(np.argmax(dev), dev.shape)
     return (f"the weights are not the {name} (W[{i}, {j}] = {W[i, j]:.6g}, the rule gives "
             f"{expected[i, j]:.6g})")
 
 
-def _graph_failures(W: np.ndarray, theorem: int) -> list[str]:
+def _graph_failures(W: np.ndarray, theorem: int, entry_tol: float = _WEIGHT_TOL
+                    ) -> list[str]:
     fails = []
     pattern = (W > 0) | np.eye(W.shape[0], dtype=bool)
     strong = g.is_strongly_connected(pattern)
@@ -580,7 +607,7 @@ def _graph_failures(W: np.ndarray, theorem: int) -> list[str]:
                          f"{i}), not undirected")
         elif not strong:
             fails.append("the undirected graph is not connected")
-    rule = _weights_rule_failure(W, theorem)
+    rule = _weights_rule_failure(W, theorem, entry_tol)
     if rule is not None:
         fails.append(rule)
     return fails
@@ -655,20 +682,22 @@ def theorem_bound(graph, means, horizon, *, theorem: int | None = None,
     if theorem not in (1, 2):
         raise ValueError(f"theorem must be 1 (strongly connected, flocking weights) or 2 "
                          f"(undirected connected, Metropolis weights); got {theorem!r}.")
-    W = _as_weight_matrix(graph, "row" if theorem == 1 else "metropolis")
+    W_given = _as_weight_matrix(graph, "row" if theorem == 1 else "metropolis")
+    W = np.asarray(W_given, np.float64)
     n = W.shape[0]
     gaps, spread = _agent_gaps(means, n)
     t = _horizons(horizon)
     if agent is not None:
         agent = check_int(agent, "agent", minimum=0, maximum=n - 1)
 
-    fails = _graph_failures(W, theorem)
+    # a float32 W equals the rule to its own precision only (~eps32 per entry)
+    fails = _graph_failures(W, theorem, sum_tolerance(W_given.dtype, 1, _WEIGHT_TOL))
     if policy is not None:
         fails += _policy_failures(policy, theorem)
     if spread > 1e-12:
         fails.append(f"the agents' means differ (by up to {spread:.3g}); each agent's bound "
                      "uses its own gaps")
-    constants = graph_constants(W)
+    constants = graph_constants(W_given)
     if constants.mixing_constant is None and constants.burn_in is None:
         raise ValueError(f"Theorem {theorem}'s L is undefined for this graph: "
                          f"{constants.note}"

@@ -29,13 +29,17 @@ sample mean. **Initialisation** (``t = 0``): every arm pulled once, ``n = m = 1`
   with ``z`` clipped to ``[0, 1]`` and ``Q_i(t) = 3 (1 + varsigma) (L + 3 ln L) / (2 |N_i|)``,
   clamped at 0 (index ``z``) where ``L + 3 ln L <= 0``.
 
-**Graphs.** ``graph`` may be a boolean adjacency with self-loops (``adj[i, j]``: i receives from
-j) or a list of them (a periodic sequence): the theorem's weight rule is applied (flocking
-``"row"`` for Theorem 1, ``"metropolis"`` otherwise). A weight matrix or any
-:class:`~decentral.graphs.GraphSequence` (time-varying, directed, random drops, sparse) is used
-as given after a check that its weights are row-stochastic; the theorems then apply only when
-the graph and weights are the theorem's (see ``docs/bandits.md``). ``|N_i|`` is read from the
-step's graph (positive weights, self included).
+**Graphs.** ``graphs`` is anything :func:`decentral.graphs.as_sequence` accepts: a
+:class:`~decentral.graphs.GraphSequence` of any form and backend (time-varying, directed,
+random drops drawn per seed, sparse), a weight matrix, or a boolean adjacency with self-loops
+(``adj[i, j]``: i receives from j). An adjacency gets the theorem's weight rule unless
+``rule=`` says otherwise (flocking ``"row"`` for Theorem 1, ``"metropolis"`` for Theorem 2,
+Dec-UCB1 and Dec-KL-UCB). Weights must be row-stochastic (``W 1 = 1`` keeps the running
+consensus unbiased); the theorems apply only when the graph and weights are the theorem's (see
+``docs/bandits.md``). ``|N_i|`` is read from the step's graph (positive weights, self
+included). A run may pass another sequence of the same structure as data
+(:class:`~decentral.bandits.BanditEnvironment` ``graphs``): one compiled program serves many
+graphs.
 
 **Options "as in the authors' code"**: ``clock="plus_one"`` (their ``ln(t + 1)``),
 ``max_consensus="v1_code"`` (the first version's code keeps the m of the *last* in-neighbour
@@ -46,7 +50,7 @@ only: ``m_{i,k}(t+1) = max{n_{i,k}(t+1), m_{j*,k}(t)}`` with ``j*`` the highest 
 Example:
     >>> import decentral.graphs as g
     >>> from decentral.bandits import bernoulli, dec_ucb, evaluate
-    >>> res = evaluate(dec_ucb(g.ring(4) | g.ring(4).T, theorem=2), bernoulli([0.8, 0.5]),
+    >>> res = evaluate(dec_ucb(g.ring(4, directed=False), theorem=2), bernoulli([0.8, 0.5]),
     ...                horizon=100, seeds=range(2))
     >>> res.pulls.shape                                    # [S, N, M]
     (2, 4, 2)
@@ -97,7 +101,8 @@ class DecUCBParams(NamedTuple):
     Attributes:
         exploration_constant: ``c`` in the width: ``sqrt(c ln t / n)`` (Theorem 1, ``4/3``) or
             ``sqrt(c ln t / (|N_i| n))`` (Theorem 2, ``3``); a scalar or one value per agent
-            ``[N]``.
+            ``[N]`` (any other shape is refused: it would broadcast per arm; sweep several
+            values with ``sweep=True``).
     """
 
     exploration_constant: float = 4.0 / 3.0
@@ -126,58 +131,57 @@ class DecKLUCBParams(NamedTuple):
     varsigma: float = 0.01
 
 
-def dec_graphs(graph, theorem: int | None, *, backend: str = "dense") -> GraphSequence:
+def dec_graphs(graphs, theorem: int | None, *, rule: str | None = None,
+               backend: str | None = None) -> GraphSequence:
     """The graph sequence a decentralized policy communicates over.
 
     Args:
-        graph: a boolean adjacency (self-loops added if missing), a list of them (periodic),
-            a row-stochastic weight matrix, or a :class:`~decentral.graphs.GraphSequence`.
-        theorem: 1 (flocking weights ``1/|N_i|``) or 2 (Metropolis) for the rule applied to
-            an adjacency; None: Metropolis (the journal version's rule).
-        backend: ``"dense"`` or ``"sparse"`` for a sequence built here.
+        graphs: anything :func:`decentral.graphs.as_sequence` accepts: a
+            :class:`~decentral.graphs.GraphSequence`, a row-stochastic weight matrix, or a
+            boolean adjacency with self-loops (nothing else: a list of graphs is
+            ``decentral.graphs.periodic(...)``; an adjacency without self-loops is refused,
+            ``decentral.graphs.add_self_loops`` adds them).
+        theorem: 1 (flocking weights ``1/|N_i|``, rule ``"row"``) or 2 (``"metropolis"``):
+            the rule an adjacency given without ``rule`` gets; None: Metropolis (the journal
+            version's rule).
+        rule: the weight rule of an adjacency, overriding the theorem's (the theorems then
+            do not apply).
+        backend: ``"dense"`` or ``"sparse"`` (see :func:`~decentral.graphs.as_sequence`).
 
     Raises:
-        ValueError: weights that are not row-stochastic (the running consensus needs
-            ``W 1 = 1``), a non-symmetric adjacency for the Metropolis rule, bad shapes.
+        ValueError: what ``as_sequence`` refuses; weights that are not row-stochastic (the
+            running consensus needs ``W 1 = 1``), at any step or for any drawn graph.
+
+    Example:
+        >>> import decentral.graphs as g
+        >>> dec_graphs(g.ring(4), 1).describe()
+        "form='static', n=4, backend='dense', rule='row'"
     """
-    rule = "row" if theorem == 1 else "metropolis"
-    if isinstance(graph, GraphSequence):
-        seq = graph
-    elif isinstance(graph, (list, tuple)):
-        mats = [_as_graph_matrix(a) for a in graph]
-        if all(m.dtype == bool for m in mats):
-            seq = g.periodic([_with_self_loops(m) for m in mats], rule=rule, backend=backend)
-        else:
-            seq = g.periodic(mats, backend=backend)
-    else:
-        mat = _as_graph_matrix(graph)
-        if mat.dtype == bool:
-            seq = g.static(_with_self_loops(mat), rule=rule, backend=backend)
-        else:
-            seq = g.static(mat, backend=backend)
-    if seq.form in ("static", "periodic", "explicit") and seq.backend == "dense":
-        W = np.asarray(seq.leaves["weights"], np.float64)
-        W = W.reshape((-1,) + W.shape[-2:])
-        rows = np.abs(W.sum(axis=-1) - 1).max()
-        if not rows <= 1e-6:
-            raise ValueError(f"decentralized UCB needs row-stochastic weights (W 1 = 1 keeps "
-                             f"the running consensus unbiased); row sums are off by {rows:.3g}. "
-                             "Pass a boolean adjacency to get the theorem's rule.")
+    default = "row" if theorem == 1 else "metropolis"
+    seq = g.as_sequence(graphs, rule=rule, backend=backend, default_rule=default)
+    _require_row_stochastic(seq)
     return seq
 
 
-def _as_graph_matrix(graph) -> np.ndarray:
-    mat = np.asarray(graph)
-    if mat.ndim != 2 or mat.shape[0] != mat.shape[1] or mat.shape[0] < 1:
-        raise ValueError(f"a graph must be a square [N, N] array; got shape {mat.shape}.")
-    if mat.dtype != bool and not np.issubdtype(mat.dtype, np.floating):
-        raise ValueError("pass a boolean adjacency (adj[i, j]: i receives from j) or float "
-                         f"weights; got dtype {mat.dtype}.")
-    return mat
+def _require_row_stochastic(seq: GraphSequence, name: str = "graphs") -> None:
+    """Every form and backend: the same matrix gets the same verdict (random forms: every
+    graph they can draw)."""
+    g.require_stochastic_sequence(seq, "row", who=f"decentralized UCB ({name}: W 1 = 1 keeps "
+                                                  "the running consensus unbiased)")
 
 
-def _with_self_loops(adj: np.ndarray) -> np.ndarray:
-    return adj | np.eye(adj.shape[0], dtype=bool)
+def _graphs_argument(graphs, graph, who: str):
+    """The factory's ``graphs`` argument, or its old name ``graph=`` (a documented alias):
+    exactly one of them must be given."""
+    if graph is not None:
+        if graphs is not None:
+            raise ValueError(f"{who}: give the graphs once, as graphs= (graph= is its old "
+                             "name).")
+        return graph
+    if graphs is None:
+        raise ValueError(f"{who} needs graphs: a decentral.graphs.GraphSequence, a weight "
+                         "matrix or a boolean adjacency with self-loops.")
+    return graphs
 
 
 def neighbourhood_sizes(graph) -> jax.Array:
@@ -328,98 +332,127 @@ def _check_options(clock: str, max_consensus: str) -> None:
                          f"{max_consensus!r}.")
 
 
-def _check_agent_params(params, field: str, n: int, policy: str):
-    """A scalar, one value per agent ``[N]``, a sweep of scalars ``[P]`` or a sweep of per-agent
-    values ``[P, N]``."""
-    value = np.asarray(getattr(params, field))
-    if value.ndim > 2 or (value.ndim == 2 and value.shape[-1] != n):
-        raise ValueError(f"{policy}: {field} must be a scalar or one value per agent [N = {n}] "
-                         f"(with a leading sweep axis if swept); got shape {value.shape}.")
-    return params
-
-
 def _policy(name, select, params, validate, seq, max_consensus, config) -> Policy:
-    per_seed = seq.form == "random" and not seq.shared_across_seeds
     return Policy(name=name, init=_init, select=select, update=_update, params=params,
                   validate=validate, communicate=_communicate(max_consensus), graphs=seq,
-                  per_seed_graphs=per_seed, num_agents=seq.n,
-                  config={**config, "max_consensus": max_consensus})
+                  num_agents=seq.n, config={**config, "max_consensus": max_consensus})
 
 
-def dec_ucb(graph, *, theorem: int = 1, clock: str = "paper", max_consensus: str = "paper",
-            exploration_constant: float | None = None, backend: str = "dense") -> Policy:
+def _validator(params_type, field: str, lower: tuple[float, str], n: int, policy: str):
+    """``validate(params)`` of a decentralized policy: ``params_type``, its one constant
+    finite, within ``lower``, and a scalar or one value per agent ``[N = n]``."""
+
+    def validate(params):
+        if not isinstance(params, params_type):
+            raise ValueError(f"{policy}: params must be {params_type.__name__}({field}=...); "
+                             f"got {type(params).__name__}.")
+        return validate_constants(params, {field: lower}, policy, per_agent=(field,),
+                                  num_agents=n)
+
+    return validate
+
+
+def dec_ucb(graphs=None, *, theorem: int = 1, clock: str = "paper",
+            max_consensus: str = "paper", exploration_constant=None, rule: str | None = None,
+            backend: str | None = None, graph=None) -> Policy:
     """Dec_UCB of the first version (module docstring), Theorem 1 or Theorem 2 form.
 
     Args:
-        graph: see :func:`dec_graphs` (an adjacency gets the theorem's weights).
+        graphs: the sequence ``t -> W(t)``, anything :func:`decentral.graphs.as_sequence`
+            accepts (:func:`dec_graphs`); an adjacency gets the theorem's weights (flocking
+            ``"row"`` for Theorem 1, ``"metropolis"`` for Theorem 2) unless ``rule`` is given.
         theorem: 1 (directed, flocking weights, width ``sqrt(4 ln t / (3 n))``) or 2
             (undirected, Metropolis, width ``sqrt(3 ln t / (|N_i| n))``).
         clock: ``"paper"`` (``ln t``, default) or ``"plus_one"`` (the authors' code).
         max_consensus: ``"paper"`` (default) or ``"v1_code"`` (as in the first version's code).
-        exploration_constant: default of the sweepable ``c`` (4/3 for Theorem 1, 3 for 2).
-        backend: for a sequence built from an adjacency.
+        exploration_constant: default of the sweepable ``c`` (4/3 for Theorem 1, 3 for 2), a
+            scalar or one value per agent ``[N]``.
+        rule, backend: as in :func:`decentral.graphs.as_sequence`.
+        graph: the old name of ``graphs`` (an alias; give one of the two).
+
+    Returns:
+        A :class:`~decentral.bandits.Policy` with params :class:`DecUCBParams`, whose
+        ``validate`` refuses a constant that is not finite, negative, or neither a scalar nor
+        ``[N]`` (naming ``params.exploration_constant``).
 
     Raises:
         ValueError: a theorem other than 1 or 2, bad options, an invalid constant or graph.
+
+    Example:
+        >>> import decentral.graphs as g
+        >>> pol = dec_ucb(g.ring(4, directed=False), theorem=2)
+        >>> pol.params, pol.graphs.rule
+        (DecUCBParams(exploration_constant=3.0), 'metropolis')
     """
     if theorem not in (1, 2):
         raise ValueError(f"theorem must be 1 (directed, flocking) or 2 (undirected, "
                          f"Metropolis); got {theorem!r}.")
     _check_options(clock, max_consensus)
-    seq = dec_graphs(graph, theorem, backend=backend)
+    seq = dec_graphs(_graphs_argument(graphs, graph, "dec_ucb"), theorem, rule=rule,
+                     backend=backend)
     c = (4.0 / 3.0 if theorem == 1 else 3.0) if exploration_constant is None else \
         exploration_constant
-
-    def validate(params):
-        if not isinstance(params, DecUCBParams):
-            raise ValueError("dec_ucb: params must be DecUCBParams(exploration_constant=...); "
-                             f"got {type(params).__name__}.")
-        return validate_constants(params, {"exploration_constant": (0.0, ">=")}, "dec_ucb")
-
-    params = validate(DecUCBParams(c))
-    return _policy("dec_ucb", _ucb_select(clock, theorem == 2, False),
-                   DecUCBParams(float(params.exploration_constant)), validate, seq,
+    validate = _validator(DecUCBParams, "exploration_constant", (0.0, ">="), seq.n, "dec_ucb")
+    checked = validate(DecUCBParams(c)).exploration_constant
+    params = DecUCBParams(float(checked) if np.ndim(checked) == 0 else checked)
+    return _policy("dec_ucb", _ucb_select(clock, theorem == 2, False), params, validate, seq,
                    max_consensus, {"policy": "dec_ucb", "theorem": theorem, "clock": clock})
 
 
-def dec_ucb1(graph, *, beta=0.01, clock: str = "paper", max_consensus: str = "paper",
-             backend: str = "dense") -> Policy:
+def dec_ucb1(graphs=None, *, beta=0.01, clock: str = "paper", max_consensus: str = "paper",
+             rule: str | None = None, backend: str | None = None, graph=None) -> Policy:
     """Dec-UCB1 of the journal version: width ``(1 + beta) sqrt(3 ln t / (|N_i| n))``,
     Metropolis weights for an adjacency.
 
     Args:
-        graph: see :func:`dec_graphs`.
+        graphs: see :func:`dec_graphs` (an adjacency gets Metropolis weights unless ``rule``
+            is given).
         beta: default of the sweepable ``beta > 0`` (params :class:`DecUCB1Params`), a scalar
-            or one value per agent.
-        clock, max_consensus, backend: as :func:`dec_ucb`.
+            or one value per agent ``[N]``.
+        clock, max_consensus, rule, backend, graph: as :func:`dec_ucb`.
+
+    Raises:
+        ValueError: bad options, graphs, or ``beta`` (not finite, not positive, neither a
+            scalar nor ``[N]``; ``validate`` refuses the same in any params).
+
+    Example:
+        >>> import decentral.graphs as g
+        >>> float(dec_ucb1(g.ring(4, directed=False)).params.beta)
+        0.01
     """
     _check_options(clock, max_consensus)
-    seq = dec_graphs(graph, None, backend=backend)
-
-    def validate(params):
-        if not isinstance(params, DecUCB1Params):
-            raise ValueError(f"dec_ucb1: params must be DecUCB1Params(beta=...); got "
-                             f"{type(params).__name__}.")
-        out = validate_constants(params, {"beta": (0.0, ">")}, "dec_ucb1")
-        return _check_agent_params(out, "beta", seq.n, "dec_ucb1")
-
+    seq = dec_graphs(_graphs_argument(graphs, graph, "dec_ucb1"), None, rule=rule,
+                     backend=backend)
+    validate = _validator(DecUCB1Params, "beta", (0.0, ">"), seq.n, "dec_ucb1")
     params = validate(DecUCB1Params(beta))
     return _policy("dec_ucb1", _ucb_select(clock, True, True), params, validate, seq,
                    max_consensus, {"policy": "dec_ucb1", "clock": clock})
 
 
-def dec_kl_ucb(graph, *, varsigma=0.01, clock: str = "paper", max_consensus: str = "paper",
-               bisection_steps: int | None = None, index_floor: float | None = None,
-               backend: str = "dense") -> Policy:
+def dec_kl_ucb(graphs=None, *, varsigma=0.01, clock: str = "paper",
+               max_consensus: str = "paper", bisection_steps: int | None = None,
+               index_floor: float | None = None, rule: str | None = None,
+               backend: str | None = None, graph=None) -> Policy:
     """Dec-KL-UCB of the journal version (module docstring), Metropolis weights for an
     adjacency.
 
     Args:
-        graph: see :func:`dec_graphs`.
-        varsigma: default of the sweepable ``varsigma > 0`` (params :class:`DecKLUCBParams`).
-        clock, max_consensus, backend: as :func:`dec_ucb`.
+        graphs: see :func:`dec_graphs` (an adjacency gets Metropolis weights unless ``rule``
+            is given).
+        varsigma: default of the sweepable ``varsigma > 0`` (params :class:`DecKLUCBParams`),
+            a scalar or one value per agent ``[N]``.
+        clock, max_consensus, rule, backend, graph: as :func:`dec_ucb`.
         bisection_steps: as :func:`~decentral.bandits.kl_ucb_index`.
         index_floor: None, or 0.1 as in the authors' code (the index never below ``z + 0.1``).
+
+    Raises:
+        ValueError: bad options, graphs, or ``varsigma`` (not finite, not positive, neither a
+            scalar nor ``[N]``; ``validate`` refuses the same in any params).
+
+    Example:
+        >>> import decentral.graphs as g
+        >>> float(dec_kl_ucb(g.ring(4, directed=False)).params.varsigma)
+        0.01
     """
     from decentral._checks import check_int
 
@@ -427,15 +460,9 @@ def dec_kl_ucb(graph, *, varsigma=0.01, clock: str = "paper", max_consensus: str
     steps = None if bisection_steps is None else check_int(bisection_steps, "bisection_steps",
                                                            minimum=1, maximum=200)
     index_floor = check_index_floor(index_floor)
-    seq = dec_graphs(graph, None, backend=backend)
-
-    def validate(params):
-        if not isinstance(params, DecKLUCBParams):
-            raise ValueError(f"dec_kl_ucb: params must be DecKLUCBParams(varsigma=...); got "
-                             f"{type(params).__name__}.")
-        out = validate_constants(params, {"varsigma": (0.0, ">")}, "dec_kl_ucb")
-        return _check_agent_params(out, "varsigma", seq.n, "dec_kl_ucb")
-
+    seq = dec_graphs(_graphs_argument(graphs, graph, "dec_kl_ucb"), None, rule=rule,
+                     backend=backend)
+    validate = _validator(DecKLUCBParams, "varsigma", (0.0, ">"), seq.n, "dec_kl_ucb")
     params = validate(DecKLUCBParams(varsigma))
     return _policy("dec_kl_ucb", _kl_select(clock, steps, index_floor), params, validate, seq,
                    max_consensus, {"policy": "dec_kl_ucb", "clock": clock,

@@ -31,7 +31,7 @@ Example:
 from __future__ import annotations
 
 import functools
-from collections import OrderedDict
+import re
 from typing import Any, NamedTuple
 
 import jax
@@ -85,14 +85,19 @@ class BanditEnvironment(NamedTuple):
         arms: the arms' parameter tables (:meth:`~decentral.bandits.Arms.tables`).
         best_means: ``[N]`` ``mu*_i``.
         gaps: ``[N, M]`` ``Delta_{i,k}``.
-        graph: None, or the array leaves of the policy's graph sequence (static, periodic or
-            explicit forms: the weights, or the neighbour tables on the sparse backend).
+        graphs: the graph sequence of the run as data (:func:`bandit_environment` puts the
+            policy's :class:`~decentral.graphs.GraphSequence` here): any sequence of the
+            structure the policy was built with can take its place, one compiled program for
+            all of them (``check_params`` refuses another structure, weights that are not
+            row-stochastic, and what the policy's ``validate_graphs`` refuses). None: the
+            policy's own sequence, closed over (a constant of the program); always None for
+            a policy without graphs.
     """
 
     arms: Any
     best_means: Any
     gaps: Any
-    graph: Any = None
+    graphs: Any = None
 
 
 class BanditParams(NamedTuple):
@@ -199,12 +204,22 @@ def pseudo_regret(pulls, gaps):
     """``sum_k Delta_{i,k} (n_{i,k} - 1)`` over the last axis: ``pulls [..., N, M]``,
     ``gaps [N, M]`` (numpy or JAX).
 
+    Raises:
+        ValueError: ``gaps`` is not ``[N, M]`` or ``pulls`` does not end in the same
+            ``[N, M]`` (no broadcasting: gaps ``[N]`` with ``N = M`` would otherwise be read
+            as one row of per-arm gaps shared by every agent).
+
     Example:
         >>> pseudo_regret(np.array([[3, 1]]), np.array([[0.0, 0.5]]))
         array([0.])
     """
     xp = jnp if isinstance(pulls, jax.Array) else np
     g = xp.asarray(gaps)
+    shape, gshape = tuple(np.shape(pulls)), tuple(g.shape)
+    if len(gshape) != 2 or len(shape) < 2 or shape[-2:] != gshape:
+        raise ValueError(f"pseudo_regret needs gaps [N, M] and pulls [..., N, M] of the same "
+                         f"N and M; got pulls of shape {shape} and gaps of shape {gshape} "
+                         "(per-agent gaps: arms.gaps(N)).")
     return ((pulls - 1) * g).sum(axis=-1) if xp is np else \
         ((pulls - 1).astype(g.dtype) * g).sum(axis=-1)
 
@@ -244,35 +259,9 @@ def _kahan(total, carry, x):
     return new, (new - total) - y
 
 
-#: Graph-sequence forms whose array leaves can be passed as data (random forms draw from
-#: their own tables and keys and stay closed over).
-_FIXED_FORMS = ("static", "periodic", "explicit")
-
-
 def _float_dtype():
     """JAX's default float (float32 unless x64 is on), read without running an op."""
     return np.dtype(jax.dtypes.canonicalize_dtype(np.float64))
-
-
-def _graph_structure(graphs, in_params: bool):
-    """``(hashable key, JSON description, leaves passed as data or None)`` of a policy's
-    graph sequence."""
-    if graphs is None:
-        return None, None, None
-    if not in_params or graphs.form not in _FIXED_FORMS:
-        return ("closed", graphs.digest()), graphs.digest(), None
-    leaves = {}
-    for name, leaf in graphs.leaves.items():
-        arr = np.asarray(leaf)
-        if np.issubdtype(arr.dtype, np.floating):
-            arr = arr.astype(_float_dtype())
-        leaves[name] = arr
-    shapes = tuple((k, v.shape, str(v.dtype)) for k, v in sorted(leaves.items()))
-    key = ("data", graphs.form, graphs.n, graphs.backend, graphs.period, graphs.length, shapes)
-    description = {"form": graphs.form, "n": graphs.n, "backend": graphs.backend,
-                   "period": graphs.period, "length": graphs.length,
-                   "leaves": {k: [list(s), d] for k, s, d in shapes}, "weights": "params"}
-    return key, description, leaves
 
 
 def bandit_environment(policy: Policy, arms: Arms, num_agents: int | None = None
@@ -284,7 +273,7 @@ def bandit_environment(policy: Policy, arms: Arms, num_agents: int | None = None
     Example:
         >>> from decentral.bandits import bernoulli, ucb1
         >>> env = bandit_environment(ucb1(), bernoulli([0.7, 0.4]), num_agents=3)
-        >>> env.gaps.shape, env.graph is None
+        >>> env.gaps.shape, env.graphs is None
         ((3, 2), True)
     """
     _check_policy(policy)
@@ -292,20 +281,7 @@ def bandit_environment(policy: Policy, arms: Arms, num_agents: int | None = None
     dt = _float_dtype()
     return BanditEnvironment(arms=arms.tables(dt),
                              best_means=np.asarray(arms.best_means(n), dt),
-                             gaps=np.asarray(arms.gaps(n), dt),
-                             graph=_graph_structure(policy.graphs, True)[2])
-
-
-def _policy_key(policy: Policy, graph_key):
-    from decentral.runner import FrozenConfig
-
-    return (policy.name, policy.version, policy.init, policy.select, policy.update,
-            policy.communicate, graph_key, bool(policy.per_seed_graphs), policy.num_agents,
-            FrozenConfig(dict(policy.config or {})))
-
-
-_ALGORITHMS: OrderedDict = OrderedDict()
-_CACHE_SIZE = 64
+                             gaps=np.asarray(arms.gaps(n), dt), graphs=policy.graphs)
 
 
 def _check_policy(policy) -> None:
@@ -323,8 +299,19 @@ def bandit_algorithm(policy: Policy, arms: Arms, *, num_agents: int | None = Non
     policy's init key, derives the ``[N, M]`` stream keys, draws the initialisation round
     (pull 0 of every arm by every agent) and builds the policy's state from it. ``step`` splits
     the runner's step key into ``(graph_key, select_key, communicate_key)``; rewards never use
-    it, so they depend on the seed and on (agent, arm, pull) only. The algorithm is cached on
-    (policy functions and config, arms, N, options), so repeated calls compile once.
+    it, so they depend on the seed and on (agent, arm, pull) only; the step's graph is
+    ``graphs.at(t, graph_key)`` and the sequence decides whether the key is used. The
+    Algorithm's name, config and graphs come from the policy's fields (see
+    :class:`~decentral.bandits.Policy`).
+
+    The params are checked wherever they arrive: ``run`` calls the Algorithm's
+    ``check_params`` on every params it gets (each sweep entry separately), which calls the
+    policy's ``validate`` (values, ranges, and the shapes the step would otherwise broadcast
+    silently: one number where one is meant, ``[N]`` for per-agent constants) and, with
+    ``environment_in_params``, checks the environment: its arrays' shapes, finite values,
+    non-negative gaps, reward families the program evaluates, and its graphs (the structure
+    the policy was built with, row-stochastic weights, the policy's ``validate_graphs``).
+    Messages name the field (``params.policy.<field>``, ``params.environment.<field>``).
 
     Args:
         policy: a :class:`~decentral.bandits.Policy`.
@@ -334,14 +321,30 @@ def bandit_algorithm(policy: Policy, arms: Arms, *, num_agents: int | None = Non
         environment_in_params: False (default): the arms' parameters, the gaps and the graph's
             weights are closed over (constants of the compiled program). True: they are read
             from the params, which are then :class:`BanditParams` ``(policy params,``
-            :func:`bandit_environment` ``)``, and the algorithm is cached on the *structure*
-            only (policy functions, N, M, the families present, the graph's form and shapes):
-            one compiled program serves every fixed graph and every arm parameter of the same
-            shapes (:func:`evaluate` runs this way). The state then carries the gaps
-            (:attr:`BanditState.gaps`). The numbers are the same either way.
+            :func:`bandit_environment` ``)``: the traced program then holds only the
+            *structure* (policy functions, N, M, the families present, the graph's form and
+            shapes), and the runner's compile cache, keyed by the program, serves every graph
+            and every arm parameter of the same shapes with one compilation
+            (:func:`evaluate` runs this way). The state then carries the gaps
+            (:attr:`BanditState.gaps`). The numbers are the same either way; so are they
+            with ``params.environment.graphs = None`` (the policy's own graphs, closed over).
 
     Raises:
         ValueError: not a Policy / Arms, disagreeing agent counts.
+
+    Example:
+        >>> import decentral.graphs as g
+        >>> from decentral.bandits import DecUCBParams, bernoulli, dec_ucb
+        >>> from decentral.runner import run
+        >>> pol = dec_ucb(g.ring(4, directed=False), theorem=2)
+        >>> alg = bandit_algorithm(pol, bernoulli([0.7, 0.4]))
+        >>> alg.name, alg.config["policy_config"]["theorem"]
+        ('bandits.dec_ucb', 2)
+        >>> try:                          # [M] = [2] constants: neither one number nor [N]
+        ...     run(alg, DecUCBParams(np.array([3.0, 1.0])), seeds=[0], num_steps=10)
+        ... except ValueError as exc:
+        ...     print(str(exc)[:59])
+        dec_ucb: params.exploration_constant must be a scalar or on
     """
     from decentral.runner import Algorithm
 
@@ -351,25 +354,27 @@ def bandit_algorithm(policy: Policy, arms: Arms, *, num_agents: int | None = Non
                          f"{type(arms).__name__}.")
     n = resolve_num_agents(policy, arms, num_agents)
     in_params = bool(environment_in_params)
-    graphs = policy.graphs
-    graph_key, graph_description, _ = _graph_structure(graphs, in_params)
-    if in_params:
-        # ucb() and ucb1() share their functions and config: one program, named by the config
-        label = str((policy.config or {}).get("policy", policy.name))
-        key = (_policy_key(policy._replace(name=label), graph_key), arms.structure(), n,
-               bool(running_average), "params")
-    else:
-        label = policy.name
-        key = (_policy_key(policy, graph_key), arms, n, bool(running_average))
-    if key in _ALGORITHMS:
-        _ALGORITHMS.move_to_end(key)
-        return _ALGORITHMS[key]
+    name, graphs, config = _from_policy(policy, in_params)
     m = arms.num_arms
     agent_ids = np.arange(n, dtype=np.int32)   # numpy: constants of the trace, no eager op
     arm_ids = np.arange(m, dtype=np.int32)
-    per_seed = bool(policy.per_seed_graphs)
-    fixed_graph_data = graph_description is not None and in_params and \
-        graphs.form in _FIXED_FORMS
+    env_template = bandit_environment(policy, arms, n) if in_params else None
+
+    def check_params(params) -> None:
+        if not in_params:
+            policy.validate(params)
+            return
+        if not isinstance(params, BanditParams):
+            raise ValueError(f"this bandit algorithm reads the environment from params "
+                             f"(environment_in_params=True): pass BanditParams(policy params, "
+                             f"bandit_environment(policy, arms, N)); got "
+                             f"{type(params).__name__}.")
+        try:
+            policy.validate(params.policy)
+        except ValueError as exc:       # the policy names its fields params.<field>
+            raise ValueError(_POLICY_FIELD.sub("params.policy.", str(exc))) from exc
+        _check_environment(params.environment, env_template, policy, arms)
+
     if in_params:
         def split(params):
             if not isinstance(params, BanditParams):
@@ -394,8 +399,8 @@ def bandit_algorithm(policy: Policy, arms: Arms, *, num_agents: int | None = Non
     def graph_at(env, t, graph_key):
         if graphs is None:
             return None
-        seq = graphs.replace(**env.graph) if fixed_graph_data else graphs
-        return seq.at(t, graph_key) if per_seed else seq.at(t)
+        seq = graphs if not in_params or env.graphs is None else env.graphs   # static branch
+        return seq.at(t, graph_key)                      # the sequence decides on the key
 
     def init(key, params) -> BanditState:
         policy_params, env = split(params)
@@ -446,23 +451,87 @@ def bandit_algorithm(policy: Policy, arms: Arms, *, num_agents: int | None = Non
         return (BanditState(new, pulls, realized, carry, state.stream_keys, average,
                             state.gaps), BanditInfo(arms_t, rewards))
 
-    config = {"policy": label, "policy_version": policy.version,
-              "policy_config": dict(policy.config or {}),
-              "graphs": graph_description, "per_seed_graphs": per_seed,
-              "arms": arms.digest() if not in_params else
-              {"families": [FAMILIES[c] for c in arms.structure()[0]],
-               "per_agent": arms.per_agent, "tables": list(arms.family.shape),
-               "parameters": "params"},
-              "num_agents": n, "running_average": bool(running_average)}
+    config.update({"arms": arms.digest() if not in_params else
+                   {"families": [FAMILIES[c] for c in arms.structure()[0]],
+                    "per_agent": arms.per_agent, "tables": list(arms.family.shape),
+                    "parameters": "params"},
+                   "num_agents": n, "running_average": bool(running_average)})
     if in_params:
         config["environment"] = "params"
-    alg = Algorithm(init=init, step=step, name=f"bandits.{label}", version="1",
-                    max_horizon=None if graphs is None else graphs.length, config=config,
-                    cpu_compiler_options=CPU_COMPILER_OPTIONS)
-    _ALGORITHMS[key] = alg
-    if len(_ALGORITHMS) > _CACHE_SIZE:
-        _ALGORITHMS.popitem(last=False)
-    return alg
+    return Algorithm(init=init, step=step, name=name, version="1",
+                     max_horizon=None if graphs is None else graphs.length, config=config,
+                     cpu_compiler_options=CPU_COMPILER_OPTIONS, check_params=check_params)
+
+
+#: ``params.<field>`` in a policy's messages (not preceded by a name or a dot).
+_POLICY_FIELD = re.compile(r"(?<![\w.])params\.(?=\w)")
+
+
+def _from_policy(policy: Policy, in_params: bool):
+    """What the Algorithm takes from the policy, in one place: ``(name, graphs, config)``.
+
+    The name is ``"bandits.<label>"``, the label the policy's name or, with the environment in
+    params, its ``config["policy"]`` (``ucb()`` and ``ucb1()`` share their functions, so they
+    run one program). The graphs are the policy's sequence (max horizon, default of
+    ``params.environment.graphs``). The config records the label, the policy's version and
+    config, and the graphs (digest; ``"params"`` when read from params).
+    """
+    label = str((policy.config or {}).get("policy", policy.name)) if in_params else policy.name
+    graphs = policy.graphs
+    config = {"policy": label, "policy_version": policy.version,
+              "policy_config": dict(policy.config or {}),
+              "graphs": None if graphs is None else
+              ("params" if in_params else graphs.digest())}
+    return f"bandits.{label}", graphs, config
+
+
+def _check_environment(env, template: BanditEnvironment, policy: Policy, arms: Arms) -> None:
+    """Refuse an environment the algorithm cannot run: arrays of other shapes than it was
+    built for (the arms' tables, ``[N]`` best means, ``[N, M]`` gaps), non-finite values,
+    negative gaps, reward families the program does not evaluate, and graphs of another
+    structure, not row-stochastic, or refused by the policy's ``validate_graphs``."""
+    if not isinstance(env, BanditEnvironment):
+        raise ValueError(f"params.environment must be a BanditEnvironment "
+                         f"(bandit_environment(policy, arms, N)); got {type(env).__name__}.")
+    for field in ("arms", "best_means", "gaps"):
+        want = jax.tree_util.tree_map(np.shape, getattr(template, field))
+        got = jax.tree_util.tree_map(np.shape, getattr(env, field))
+        if jax.tree_util.tree_structure(want) != jax.tree_util.tree_structure(got) or \
+                jax.tree_util.tree_leaves(want) != jax.tree_util.tree_leaves(got):
+            raise ValueError(f"params.environment.{field} has shapes {got}; the algorithm was "
+                             f"built for {want} (build it with bandit_environment(policy, "
+                             "arms, N) for the same N, M and reward families).")
+    tables = env.arms
+    for name, value in (("arms['first']", tables["first"]), ("arms['second']", tables["second"]),
+                        ("best_means", env.best_means), ("gaps", env.gaps)):
+        arr = np.asarray(value)
+        if not np.issubdtype(arr.dtype, np.floating) or not np.all(np.isfinite(arr)):
+            raise ValueError(f"params.environment.{name} must be finite floats; build the "
+                             "environment with bandit_environment(policy, arms, N).")
+    if np.any(np.asarray(env.gaps) < 0):
+        raise ValueError("params.environment.gaps must be >= 0 (Delta_{i,k} = mu*_i - "
+                         "mu_{i,k}); build them with arms.gaps(N).")
+    family = np.asarray(tables["family"])
+    codes = arms.structure()[0]
+    if not np.issubdtype(family.dtype, np.integer) or not np.all(np.isin(family, codes)):
+        raise ValueError(f"params.environment.arms['family'] must hold the family codes the "
+                         f"algorithm evaluates {list(codes)} "
+                         f"({[FAMILIES[c] for c in codes]}); build the arms with these "
+                         "families (or Arms.with_extra_families) and the algorithm on them.")
+    graphs = policy.graphs
+    if graphs is None:
+        if env.graphs is not None:
+            raise ValueError("params.environment.graphs must be None: this policy does not "
+                             "communicate.")
+        return
+    if env.graphs is None or env.graphs is graphs:        # the policy's own sequence
+        return
+    graphs.require_same_structure(env.graphs, name="params.environment.graphs")
+    from decentral.graphs import require_stochastic_sequence
+
+    require_stochastic_sequence(env.graphs, "row", who="params.environment.graphs")
+    if policy.validate_graphs is not None:
+        policy.validate_graphs(env.graphs)
 
 
 @functools.cache
@@ -494,79 +563,45 @@ def default_record_steps(horizon: int, points: int = 100) -> np.ndarray:
 _RESERVED = ("record_fn", "record_context", "xs", "num_steps", "params")
 
 
-def _wants_chunks(runner_options) -> bool:
-    """Whether the run is split into chunks for intermediate results (the runner's rule)."""
-    import sys
-
-    progress = runner_options.get("progress")
-    if progress is None:
-        progress = bool(getattr(sys.stderr, "isatty", lambda: False)())
-    return bool(progress) or runner_options.get("on_chunk_end") is not None or \
-        runner_options.get("chunk_size") is not None
-
-
-def _shareable_grid(record_every, record_at, horizon: int):
-    """``(record_every, record_at, extra steps)``: the record points padded with extra early
-    ones (dropped from the result) to an irregular grid of 2, 16, 32, 64, ... records.
-
-    The runner compiles a regular grid in a layout whose program depends on the spacing and
-    the horizon; an irregular grid's program depends on the number of records only. Padding
-    every grid to one of a few counts lets runs of the same structure share one compile
-    whatever their horizon and record points (e.g. all ``record_every = T`` runs, or log
-    grids of 8 and 12 points). Records do not feed back into the run, so the
-    numbers are the same. Grids that cannot be padded (every step recorded) or are invalid are
-    passed on untouched (the runner explains the invalid ones)."""
-    untouched = record_every, record_at, ()
-    try:
-        if record_at is None:
-            every = int(record_every)
-            if isinstance(record_every, bool) or every < 1 or horizon % every:
-                return untouched
-            arr = np.arange(every, horizon + 1, every, dtype=np.int64)
-        else:
-            arr = np.asarray(record_at)
-            if arr.ndim != 1 or arr.size == 0 or not np.issubdtype(arr.dtype, np.integer):
-                return untouched
-            arr = arr.astype(np.int64)
-    except (TypeError, ValueError):
-        return untouched
-    steps = arr[arr > 0]
-    if steps.size == 0 or steps[-1] != horizon or np.any(np.diff(arr) <= 0) or arr[0] < 0:
-        return untouched
-    spacing = np.diff(np.concatenate([[0], steps]))
-    regular = bool(np.all(spacing == spacing[0]))
-    count = steps.size + regular                        # at least one extra when regular
-    target = 2 if count <= 2 else max(16, 1 << int(count - 1).bit_length())
-    need = target - steps.size
-    free = np.setdiff1d(np.arange(1, min(horizon, steps.size + need + 1), dtype=np.int64),
-                        steps)[:need]
-    if free.size < need:
-        return untouched
-    padded = np.union1d(steps, free)
-    if np.all(np.diff(np.concatenate([[0], padded])) == padded[0]):
-        return untouched                                # padding made it regular after all
-    return None, np.concatenate([arr[arr == 0], padded]), tuple(free.tolist())
-
-
-def _drop_records(res, drop, swept: bool):
-    """``res`` (a runner result) without its records at the steps ``drop``."""
-    keep = ~np.isin(np.asarray(res.record_steps), np.asarray(drop, np.int64))
-    axis = 2 if swept else 1
-    records = jax.tree_util.tree_map(lambda a: np.compress(keep, np.asarray(a), axis=axis),
-                                     res.records)
-    return res._replace(records=records, record_steps=np.asarray(res.record_steps)[keep])
-
-
 def _sweep_in_axes(policy_params, environment, sweep):
     """The runner's ``sweep`` of the policy params (True, field names or an in_axes pytree)
     as an in_axes pytree of the :class:`BanditParams`: the environment is never swept."""
-    from decentral.runner.plan import _sweep_axes
+    from decentral.runner.plan import sweep_axes
 
     if sweep is False or sweep is None:
         return sweep
-    _, (treedef, leaves), _ = _sweep_axes(policy_params, sweep)
+    _, (treedef, leaves), _ = sweep_axes(policy_params, sweep)
     return BanditParams(jax.tree_util.tree_unflatten(treedef, list(leaves)),
                         jax.tree_util.tree_map(lambda _: None, environment))
+
+
+def _validated(policy: Policy, params, sweep):
+    """``policy.validate`` on ``params`` (validate checks one params value), or on each sweep
+    entry separately, the validated entries' swept leaves stacked again (so a sweep of ``P``
+    scalars is ``[P]``, of ``P`` per-agent vectors ``[P, N]``). A sweep the runner will refuse
+    (inconsistent or missing leading axes) is returned as it is, for the runner to explain."""
+    if sweep is False or sweep is None:
+        return policy.validate(params)
+    from decentral.runner.plan import sweep_axes, sweep_entries
+
+    _, (treedef, mapped), _ = sweep_axes(params, sweep)
+    leaves = jax.tree_util.tree_leaves(params)
+    sizes = {np.shape(leaf)[0] if np.ndim(leaf) else None
+             for leaf, ax in zip(leaves, mapped, strict=True) if ax == 0}
+    if len(sizes) != 1 or None in sizes or 0 in sizes:
+        return params
+    entries = []
+    for i, entry in enumerate(sweep_entries(params, (treedef, mapped), sizes.pop())):
+        try:
+            entries.append(policy.validate(entry))
+        except ValueError as exc:             # the runner's wording for a refused entry
+            raise ValueError(f"params sweep entry {i}: {exc}") from exc
+    flat = [jax.tree_util.tree_flatten(e) for e in entries]
+    if any(len(f[0]) != len(mapped) for f in flat):
+        return params
+    stacked = [np.stack([np.asarray(f[0][k]) for f in flat]) if ax == 0 else flat[0][0][k]
+               for k, ax in enumerate(mapped)]
+    return jax.tree_util.tree_unflatten(flat[0][1], stacked)
 
 
 def evaluate(policy: Policy, arms: Arms, horizon: int, seeds, *, num_agents: int | None = None,
@@ -576,13 +611,13 @@ def evaluate(policy: Policy, arms: Arms, horizon: int, seeds, *, num_agents: int
     """Run ``policy`` on ``arms`` for ``T = horizon`` decisions after the initialisation
     round, on every seed, and return pulls and regret.
 
-    **Compiles.** The run reads the arms' parameters, the gaps and a fixed graph's weights from
-    its params (:func:`bandit_algorithm` ``environment_in_params=True``), and (when no chunks
-    are wanted: no progress bar, checkpoint or ``chunk_size``) pads the record points with a
-    few early records, dropped again, to an irregular grid of 2, 16, 32, 64, ... points. So one
-    compiled program serves every run with the same policy functions, N, M, reward families,
-    graph form, seed count, params layout and padded record count, whatever the graph, the
-    means, the stream mode and the horizon. None of this changes a number.
+    A thin layer over :func:`~decentral.runner.run`: it builds
+    :func:`bandit_algorithm` ``(policy, arms, environment_in_params=True)`` and its params,
+    calls ``run`` once, and reads pulls and regret off the result (the same numbers as calling
+    ``run`` yourself). **Compiles** once per program: the arms' parameters, the gaps and the
+    graph are data, and the runner's compile cache is keyed by the traced program, so every
+    run with the same policy functions, N, M, reward families, graph structure and params
+    layout shares one compilation whatever the graph, the means and the horizon.
 
     Args:
         policy: a :class:`~decentral.bandits.Policy` (``ucb1()``, ``kl_ucb()``, ...).
@@ -593,8 +628,9 @@ def evaluate(policy: Policy, arms: Arms, horizon: int, seeds, *, num_agents: int
             every policy.
         num_agents: N (default: fixed by the policy's graph or per-agent arms, else 1).
         params: the policy's params (default ``policy.params``, the papers' constants);
-            checked by ``policy.validate``. With ``sweep=...`` (a runner option) leaves carry
-            a leading axis ``P``.
+            checked by ``policy.validate`` (each sweep entry separately). With ``sweep=...``
+            (a runner option) the swept leaves carry a leading axis ``P``; without it, a
+            vector where one number is meant is refused (it would apply per arm).
         record_every: record every this many decisions (must divide ``T``); ``record_at``:
             the record steps themselves (e.g. :func:`~decentral.runner.log_spaced_steps`).
             Neither: about 100 evenly spaced points (:func:`default_record_steps`).
@@ -640,16 +676,14 @@ def evaluate(policy: Policy, arms: Arms, horizon: int, seeds, *, num_agents: int
                          "a custom record function or inputs.")
     if record_every is not None and record_at is not None:
         raise ValueError("give either record_every or record_at, not both.")
-    checked = policy.validate(policy.params if params is None else params)
+    checked = _validated(policy, policy.params if params is None else params,
+                         runner_options.get("sweep"))
     alg = bandit_algorithm(policy, arms, num_agents=num_agents,
                            running_average=running_average, environment_in_params=True)
     n = alg.config["num_agents"]
     gaps = arms.gaps(n)
     if record_every is None and record_at is None:
         record_at = default_record_steps(horizon)
-    extra = ()
-    if checkpoint_dir is None and not _wants_chunks(runner_options):
-        record_every, record_at, extra = _shareable_grid(record_every, record_at, horizon)
     record = _record_fn(bool(running_average), bool(record_pulls))
     environment = bandit_environment(policy, arms, n)
     if "sweep" in runner_options:
@@ -658,8 +692,6 @@ def evaluate(policy: Policy, arms: Arms, horizon: int, seeds, *, num_agents: int
     res = run(alg, full, seeds, horizon, record_every=1 if record_every is None else
               record_every, record_at=record_at, record_fn=record,
               checkpoint_dir=checkpoint_dir, **runner_options)
-    if extra:
-        res = _drop_records(res, extra, runner_options.get("sweep") not in (False, None))
     final = res.final_state
     pulls = np.asarray(final.pulls)
     return BanditResult(

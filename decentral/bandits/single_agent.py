@@ -58,7 +58,8 @@ class UCBParams(NamedTuple):
     """Sweepable constants of :func:`ucb`, :func:`ucb1`, :func:`pooled_ucb`.
 
     Attributes:
-        exploration_alpha: ``alpha >= 0`` in ``sqrt(alpha ln t / n)`` (2 for UCB1).
+        exploration_alpha: ``alpha >= 0`` in ``sqrt(alpha ln t / n)`` (2 for UCB1); one number
+            (a vector would apply per arm: several values are a sweep, ``sweep=True``).
     """
 
     exploration_alpha: float = 2.0
@@ -69,7 +70,7 @@ class KLUCBParams(NamedTuple):
 
     Attributes:
         log_log_coefficient: ``c >= 0`` in the budget ``ln t + c ln ln t`` (0 by default; 3 in
-            Garivier & Cappé's theorem).
+            Garivier & Cappé's theorem); one number (several values are a sweep).
     """
 
     log_log_coefficient: float = 0.0

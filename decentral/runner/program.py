@@ -17,6 +17,10 @@ in the jaxpr). :func:`~decentral.runner.run` refuses to checkpoint a program wit
 unless its :class:`~decentral.runner.Algorithm` carries a ``config`` that describes them.
 ``debug_callback`` (``jax.debug.print``) returns nothing to the program and is not opaque.
 
+The text is stable across processes for one jax / jaxlib version (tested in two processes);
+versions enter the checkpoint fingerprint beside it, and the project pins the oldest jax it was
+checked with (0.10.2): other versions may print and parameterise operations differently.
+
 Example:
     >>> import jax.numpy as jnp
     >>> a = trace_program(lambda x: x * 2.0, jnp.ones(3))
