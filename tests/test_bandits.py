@@ -667,3 +667,16 @@ def test_environment_graphs_as_data_none_and_refusals(x64):
     with pytest.raises(ValueError, match=r"params\.environment\.gaps must be >= 0"):
         run(alg, BanditParams(pol.params, env._replace(gaps=-np.asarray(env.gaps))), [0], 5,
             progress=False)
+
+
+def test_evaluate_takes_num_steps_as_every_front_door_does():
+    """Time is num_steps everywhere; horizon stays the bandit literature's alias."""
+    a = evaluate(ucb1(), bernoulli([0.7, 0.4]), 30, [0, 1], num_agents=2, record_every=30)
+    b = evaluate(ucb1(), bernoulli([0.7, 0.4]), horizon=30, seeds=[0, 1], num_agents=2,
+                 record_every=30)
+    np.testing.assert_array_equal(a.pulls, b.pulls)
+    assert a.num_steps == a.horizon == 30
+    with pytest.raises(ValueError, match="not both"):
+        evaluate(ucb1(), bernoulli([0.7, 0.4]), 30, [0], horizon=30)
+    with pytest.raises(ValueError, match="needs num_steps"):
+        evaluate(ucb1(), bernoulli([0.7, 0.4]), seeds=[0])

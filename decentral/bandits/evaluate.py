@@ -173,6 +173,11 @@ class BanditResult(NamedTuple):
     params: Any
     policy: str
 
+    @property
+    def num_steps(self) -> int:
+        """``T``, the runner's name for :attr:`horizon`."""
+        return self.horizon
+
 
 def resolve_num_agents(policy: Policy, arms: Arms, num_agents: int | None) -> int:
     """N from the explicit argument, the policy (its graph) or the arms (per-agent arms);
@@ -604,11 +609,12 @@ def _validated(policy: Policy, params, sweep):
     return jax.tree_util.tree_unflatten(flat[0][1], stacked)
 
 
-def evaluate(policy: Policy, arms: Arms, horizon: int, seeds, *, num_agents: int | None = None,
+def evaluate(policy: Policy, arms: Arms, num_steps: int | None = None, seeds=None, *,
+             horizon: int | None = None, num_agents: int | None = None,
              params: Any = None, record_every: int | None = None, record_at=None,
              record_pulls: bool = False, running_average: bool = False,
              checkpoint_dir=None, **runner_options) -> BanditResult:
-    """Run ``policy`` on ``arms`` for ``T = horizon`` decisions after the initialisation
+    """Run ``policy`` on ``arms`` for ``T = num_steps`` decisions after the initialisation
     round, on every seed, and return pulls and regret.
 
     A thin layer over :func:`~decentral.runner.run`: it builds
@@ -622,8 +628,10 @@ def evaluate(policy: Policy, arms: Arms, horizon: int, seeds, *, num_agents: int
     Args:
         policy: a :class:`~decentral.bandits.Policy` (``ucb1()``, ``kl_ucb()``, ...).
         arms: an :class:`~decentral.bandits.Arms`.
-        horizon: ``T >= 1``: the decisions ``t = 1..T`` after the ``t = 0`` round; each agent
+        num_steps: ``T >= 1``, the runner's ``num_steps`` (one runner step is one decision
+            of every agent): the decisions ``t = 1..T`` after the ``t = 0`` round; each agent
             pulls ``M + T`` times in all.
+        horizon: the bandit literature's name for ``num_steps`` (an alias; give one of them).
         seeds: distinct integers in ``[0, 2**32)``; seed s gives the same reward streams to
             every policy.
         num_agents: N (default: fixed by the policy's graph or per-agent arms, else 1).
@@ -666,9 +674,15 @@ def evaluate(policy: Policy, arms: Arms, horizon: int, seeds, *, num_agents: int
     from decentral.runner import run
 
     _check_policy(policy)
+    if num_steps is not None and horizon is not None:
+        raise ValueError("give num_steps or its alias horizon, not both.")
+    horizon = num_steps if horizon is None else horizon
+    if horizon is None or seeds is None:
+        raise ValueError("evaluate needs num_steps (or horizon) and seeds, e.g. "
+                         "evaluate(policy, arms, 1000, seeds=range(8)).")
     if isinstance(horizon, bool) or not isinstance(horizon, int | np.integer) or horizon < 1:
-        raise ValueError(f"horizon must be an integer T >= 1 (the decisions t = 1..T after the "
-                         f"M initial pulls at t = 0); got {horizon!r}.")
+        raise ValueError(f"num_steps (horizon) must be an integer T >= 1 (the decisions t = 1..T "
+                         f"after the M initial pulls at t = 0); got {horizon!r}.")
     horizon = int(horizon)
     bad = [k for k in runner_options if k in _RESERVED]
     if bad:
