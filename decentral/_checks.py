@@ -15,8 +15,8 @@ import numbers
 
 import numpy as np
 
-__all__ = ["check_int", "check_index", "check_indices", "is_float_dtype", "float_eps",
-           "sum_tolerance"]
+__all__ = ["check_int", "check_index", "check_indices", "check_agent_values",
+           "is_float_dtype", "float_eps", "sum_tolerance"]
 
 
 def check_int(value, name: str, *, minimum: int | None = 1, maximum: int | None = None) -> int:
@@ -182,3 +182,30 @@ def sum_tolerance(dtype, count: int, tol: float) -> float:
     eps = float_eps(dtype)
     margin = 64.0 if eps <= _HALF_PRECISION_EPS else 2.0
     return max(float(tol), margin * max(int(count), 1) * eps)
+
+
+def check_agent_values(values, n: int | None = None, *, name: str = "params.x0"):
+    """``values`` as a numpy array after checking it holds per-agent initial values: real
+    numbers (not bool, not complex), a leading agent axis ``[N, ...]`` (``N = n`` when ``n``
+    is given) and finite entries. The one check of every family's initial values.
+
+    Raises:
+        ValueError: naming ``name`` and what is wrong.
+
+    Example:
+        >>> check_agent_values([1.0, 2.0], 2).tolist()
+        [1.0, 2.0]
+    """
+    arr = np.asarray(values)
+    if arr.dtype == object or arr.dtype == np.bool_ or not np.issubdtype(arr.dtype, np.number) \
+            or np.issubdtype(arr.dtype, np.complexfloating):
+        raise ValueError(f"{name} must be real numbers; got dtype {arr.dtype}.")
+    if arr.ndim == 0:
+        raise ValueError(f"{name} needs a leading agent axis [N, ...]; got a scalar.")
+    if n is not None and arr.shape[0] != n:
+        raise ValueError(f"{name} has {arr.shape[0]} agents; the graphs have N = {n} "
+                         f"({name.rsplit('.', 1)[-1]} must be [N, ...]).")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} has NaN or infinite entries; initial values must be "
+                         "finite.")
+    return arr

@@ -40,6 +40,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from decentral._checks import check_agent_values
 from decentral.graphs import GraphSequence, as_sequence, mix
 
 __all__ = ["ConsensusState", "ConsensusParams", "consensus", "consensus_params"]
@@ -72,19 +73,8 @@ class ConsensusParams(NamedTuple):
 
 
 def _check_x0(x0, n: int | None = None):
-    """``x0`` as a float numpy array, after checking it (numbers, an agent axis, finite, and
-    ``N`` agents when ``n`` is known)."""
-    arr = np.asarray(x0)
-    if arr.dtype == object or not np.issubdtype(arr.dtype, np.number) or arr.dtype == bool:
-        raise ValueError(f"params.x0 must be numbers; got dtype {arr.dtype}.")
-    if arr.ndim == 0:
-        raise ValueError("params.x0 needs a leading agent axis [N, ...]; got a scalar.")
-    if n is not None and arr.shape[0] != n:
-        raise ValueError(f"params.x0 has {arr.shape[0]} agents; the graphs have N = {n} "
-                         f"(x0 must be [N, ...]).")
-    if not np.all(np.isfinite(arr)):
-        raise ValueError("params.x0 has NaN or infinite entries; initial values must be "
-                         "finite.")
+    """``x0`` as a float numpy array, after the library's check of initial values."""
+    arr = check_agent_values(x0, n)
     return arr.astype(np.result_type(arr.dtype, np.float32))
 
 

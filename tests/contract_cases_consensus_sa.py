@@ -74,7 +74,8 @@ def push_sum_case(backend: str = "dense") -> Case:
     params = push_sum_params(np.arange(5.0))
     bad = [
         (params._replace(x0=np.zeros(4)), r"params\.x0 has 4 agents"),
-        (params._replace(x0=np.array([0.0, 1.0, np.inf, 0.0, 0.0])), r"params\.x0 must be"),
+        (params._replace(x0=np.array([0.0, 1.0, np.inf, 0.0, 0.0])),
+         r"params\.x0 has NaN or infinite"),
         (params._replace(graphs=g.static(g.ring(5, directed=False), rule="row",
                                          backend=backend)), r"params\.graphs"),
     ]

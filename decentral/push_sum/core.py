@@ -8,7 +8,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from decentral._checks import check_int
+from decentral._checks import check_agent_values, check_int
 from decentral.consensus_sa.algorithm import (
     DIVERGENCE_FACTOR,
     SAParams,
@@ -63,12 +63,7 @@ class PushSumParams(NamedTuple):
 
 
 def _check_push_x0(x0, n: int | None = None) -> np.ndarray:
-    arr = np.asarray(x0)
-    if arr.dtype == object or arr.dtype == bool or not np.issubdtype(arr.dtype, np.number) \
-            or arr.ndim == 0 or not np.all(np.isfinite(arr)):
-        raise ValueError("params.x0 must be finite numbers with a leading agent axis [N, ...].")
-    if n is not None and arr.shape[0] != n:
-        raise ValueError(f"params.x0 has {arr.shape[0]} agents; the graphs have N = {n}.")
+    arr = check_agent_values(x0, n)
     return arr.astype(np.result_type(arr.dtype, np.float32))
 
 
