@@ -343,8 +343,8 @@ def _learning_runs(version: str, variant: str, seeds, episodes, specs):
     saved = saved_learning_runs(version, variant, seeds, episodes, specs)
     if saved is not None:
         return saved
-    return run_runs(specs, version=version, variant=variant, seeds=seeds, episodes=episodes,
-                    progress=False)
+    return run_runs(specs, code_version=version, variant=variant, seeds=seeds,
+                    episodes=episodes, progress=False)
 
 
 def _result_data(res) -> dict[str, np.ndarray]:

@@ -24,7 +24,6 @@ import decentral.graphs as g
 from decentral.resilient_ac import (
     AGGREGATORS,
     ResilientParams,
-    consensus_params,
     constant,
     cooperative_spread,
     coordinate_extreme,
@@ -34,6 +33,7 @@ from decentral.resilient_ac import (
     projection_step,
     random_values,
     resilient_consensus,
+    resilient_consensus_params,
     split_brain,
     switch_attacker,
     values_of,
@@ -588,7 +588,7 @@ def _hypothesis_holds(adj, H, byz) -> tuple[bool, str]:
 
 def _run_values(adj, H, byz, attacker, x0, seeds, T, aggregator="wmsr"):
     alg = resilient_consensus(adj, H, byz, attacker, aggregator=aggregator, check=False)
-    res = run(alg, consensus_params(jnp.asarray(x0)), list(seeds), T, record_fn=values_of,
+    res = run(alg, resilient_consensus_params(jnp.asarray(x0)), list(seeds), T, record_fn=values_of,
               record_initial=True, progress=False)
     return np.asarray(res.records, np.float64)                       # [S, T+1, N, ...]
 

@@ -404,8 +404,8 @@ def experiment_runs(ctx: CheckContext) -> list[dict]:
                 tag = (f"resilient_learning-{_label(cfg).replace('/', '-')}"
                        f"-seeds{ctx.seeds or 'paper'}-base{ctx.base_seed}")
                 ckpt = str(ctx.out_dir / "checkpoints" / tag)
-            res = run_runs(specs, version=cfg["version"], variant=cfg["variant"],
-                           graph=cfg["graph"], seeds=seeds, episodes=cfg["episodes"],
+            res = run_runs(specs, code_version=cfg["version"], variant=cfg["variant"],
+                           graphs=cfg["graph"], seeds=seeds, episodes=cfg["episodes"],
                            progress=False, checkpoint_dir=ckpt)
             if ctx.out_dir is not None:
                 from decentral.results import save_results

@@ -272,7 +272,7 @@ def fixed_policy_runs(setup: FixedPolicySetup, graphs: Mapping[str, np.ndarray],
                       consensus: str = "projection", H: int = 1, identical_on: str | None = None,
                       init_noise: float = 1.0) -> dict:
     """Simulate the fixed-policy critic / team-reward iterates for every graph and attacker in
-    one compile (graphs through ``params.graph``, attackers through ``switch_attacker``, the
+    one compile (graphs through ``params.graphs``, attackers through ``switch_attacker``, the
     identical-reward MDP through ``params.mdp``, all swept).
 
     Returns:
@@ -293,7 +293,7 @@ def fixed_policy_runs(setup: FixedPolicySetup, graphs: Mapping[str, np.ndarray],
     plist, keys = [], []
     for label, mdp, adj in jobs:
         base = linear_params(mdp, policy0=setup.policy, discount=setup.discount,
-                             init_noise=init_noise, graph=np.asarray(adj, bool))
+                             init_noise=init_noise, graphs=np.asarray(adj, bool))
         for k, name in enumerate(names):
             plist.append(base._replace(attacker={"which": jnp.asarray(k, jnp.int32),
                                                  "each": sw.params["each"]}))
@@ -556,7 +556,7 @@ def example1_runs(graphs: Mapping[str, np.ndarray], variants: Sequence[str], *,
         _warn_hypotheses(graphs, H)
         plist, keys = [], []
         for gname, adj in graphs.items():
-            base = linear_params(mdp, init_noise=init_noise, graph=np.asarray(adj, bool))
+            base = linear_params(mdp, init_noise=init_noise, graphs=np.asarray(adj, bool))
             for k, d in enumerate(directions):
                 plist.append(base._replace(attacker={"which": jnp.asarray(k, jnp.int32),
                                                      "each": sw.params["each"]}))
@@ -691,12 +691,12 @@ def two_time_scale_setup(seed: int, *, discount: float = 0.5) -> TwoTimeScaleSet
 
 def two_time_scale_runs(setup: TwoTimeScaleSetup, step_pairs: Sequence[tuple[float, float]],
                         *, seeds: Sequence[int], num_steps: int, num_snapshots: int = 13,
-                        graph=None) -> dict:
+                        graphs=None) -> dict:
     """Actor-critic runs (projection, H = 1, agent 4 Byzantine with the per-coordinate extreme)
     for each ``(critic power, actor power)``: ``beta_v = (t+1)^-p_v``, ``beta_theta =
     (t+1)^-p_theta``, swept in one compile. Returns per pair the snapshots (log-spaced from
     ``T / 64`` to ``T``) of ``(critic, team_reward, policy)``."""
-    alg = rpbcac(g.complete(5) if graph is None else graph, H=1, byzantine=[4],
+    alg = rpbcac(g.complete(5) if graphs is None else graphs, H=1, byzantine=[4],
                  attacker=feature_extreme(), actor=True)
     plist = [linear_params(setup.mdp, discount=setup.discount, init_noise=0.5,
                            critic_step=polynomial(1.0, pv), actor_step=polynomial(1.0, pt))

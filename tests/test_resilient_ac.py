@@ -27,7 +27,6 @@ from decentral.resilient_ac import (
     Attacker,
     check_hypotheses,
     clipped_mean,
-    consensus_params,
     constant,
     cooperative_spread,
     coordinate_extreme,
@@ -42,6 +41,7 @@ from decentral.resilient_ac import (
     ranks,
     replace_byzantine_messages,
     resilient_consensus,
+    resilient_consensus_params,
     split_brain,
     switch_attacker,
     trimmed_mean,
@@ -659,7 +659,8 @@ def _msg_split(mag):
 
 def test_one_step_by_hand_on_k4():
     alg = resilient_consensus(g.complete(4), 1, [3], constant(100.0), check=False)
-    res = run(alg, consensus_params(jnp.array([0.0, 1.0, 2.0, 10.0])), seeds=[0], num_steps=1,
+    res = run(alg, resilient_consensus_params(jnp.array([0.0, 1.0, 2.0, 10.0])),
+              seeds=[0], num_steps=1,
               record_fn=values_of)
     # agent 0 sees {0 | 1, 2, 100}: 100 dropped -> 1; agent 1 {1 | 0, 2, 100}: 0 and 100
     # dropped -> 1.5; agent 2 {2 | 0, 1, 100}: -> 1.5; the Byzantine agent keeps 10
@@ -692,7 +693,7 @@ def test_trajectory_matches_numpy_loop(agg, H, make_att, aparams, msg):
     if aparams is not None:
         aparams = {k: jnp.asarray(v) for k, v in aparams.items()}
     alg = resilient_consensus(TINY_ADJ, H, [4], make_att(), aggregator=agg, check=False)
-    res = run(alg, consensus_params(TINY_X0, attacker=aparams), seeds=[0, 1], num_steps=T,
+    res = run(alg, resilient_consensus_params(TINY_X0, attacker=aparams), seeds=[0, 1], num_steps=T,
               record_fn=values_of, record_initial=True)
     rec = np.asarray(res.records)
     assert rec.shape == (2, T + 1, 5, 2)
@@ -706,7 +707,7 @@ def test_trajectory_matches_numpy_loop(agg, H, make_att, aparams, msg):
 def test_dense_equals_sparse():
     T = 8
     att = random_values(-5.0, 5.0)
-    params = consensus_params(TINY_X0)
+    params = resilient_consensus_params(TINY_X0)
     out = {}
     for backend in ["dense", "sparse"]:
         seq = g.static(TINY_ADJ, rule="row", backend=backend)
@@ -719,7 +720,7 @@ def test_dense_equals_sparse():
 def test_eager_step_equals_jitted_step_and_runner():
     alg = resilient_consensus(g.static(TINY_ADJ, rule="row", backend="sparse"), 1, [4],
                               split_brain(inside=True), check=False)
-    params = consensus_params(TINY_X0)
+    params = resilient_consensus_params(TINY_X0)
     T = 3
     rec = run(alg, params, seeds=[3], num_steps=T, record_fn=values_of).records[0]
     init_key, _ = seed_keys(3)
@@ -756,7 +757,8 @@ def test_k5_wmsr_resists_every_attacker(name):
         warnings.simplefilter("error", HypothesisWarning)
         alg = resilient_consensus(g.complete(5), 1, [4], att)
     T = 60
-    res = run(alg, consensus_params(K5_X0), seeds=[0, 1], num_steps=T, record_fn=values_of,
+    res = run(alg, resilient_consensus_params(K5_X0),
+              seeds=[0, 1], num_steps=T, record_fn=values_of,
               record_initial=True)
     rec = np.asarray(res.records)                               # [S, T + 1, N, d]
     coop = np.array([True, True, True, True, False])
@@ -776,7 +778,7 @@ def test_plain_mean_is_dragged_to_the_attack():
                                   aggregator="mean")
     T = 150
     x0 = np.array([0.1, 0.5, 0.9, 0.3, 0.0])
-    res = run(alg, consensus_params(x0), seeds=[0], num_steps=T, record_fn=values_of)
+    res = run(alg, resilient_consensus_params(x0), seeds=[0], num_steps=T, record_fn=values_of)
     gap = np.abs(res.records[0, :, :4] - c).max(axis=1)          # [T]
     assert gap[-1] < 1e-6 * c
     assert gap[-1] < gap[T // 2] < gap[0]
@@ -788,7 +790,7 @@ def test_periodic_sequence_matches_numpy_loop():
     att = just_inside(1.0, 0.3)
     T = 7
     alg = resilient_consensus(seq, 1, [4], att, check=False)
-    res = run(alg, consensus_params(GEN_X0), seeds=[0], num_steps=T, record_fn=values_of,
+    res = run(alg, resilient_consensus_params(GEN_X0), seeds=[0], num_steps=T, record_fn=values_of,
               record_initial=True)
     msg = _msg_just_inside(1.0, 0.3)
     assert _one_step_ahead_error(res.records[0], lambda t: pats[t % 3], 1, [4], msg,
@@ -804,7 +806,8 @@ def test_random_edge_drops_shared_matches_numpy_loop():
     assert len({p.tobytes() for p in pats}) > 1                   # the graph changes
     att = just_inside(-1.0, 0.0)
     alg = resilient_consensus(seq, 1, [4], att, check=False)
-    res = run(alg, consensus_params(GEN_X0), seeds=[0, 1], num_steps=T, record_fn=values_of,
+    res = run(alg, resilient_consensus_params(GEN_X0),
+              seeds=[0, 1], num_steps=T, record_fn=values_of,
               record_initial=True)
     msg = _msg_just_inside(-1.0, 0.0)
     assert _one_step_ahead_error(res.records[0], lambda t: pats[t], 1, [4], msg, "wmsr") < 1e-12
@@ -816,7 +819,8 @@ def test_random_edge_drops_per_seed():
     seq = g.random_edge_drops(g.complete(5), 0.4, shared_across_seeds=False)
     alg = resilient_consensus(seq, 1, [4], constant(10.0), check=False)
     T = 20
-    res = run(alg, consensus_params(K5_X0), seeds=[0, 1, 2], num_steps=T, record_fn=values_of)
+    res = run(alg, resilient_consensus_params(K5_X0),
+              seeds=[0, 1, 2], num_steps=T, record_fn=values_of)
     rec = np.asarray(res.records)
     assert rec.shape == (3, T, 5, 2)
     coop = np.array([True, True, True, True, False])
@@ -903,11 +907,11 @@ def test_aggregator_bad_input(fn):
 
 def test_consensus_params_bad_input():
     with pytest.raises(ValueError, match="finite"):
-        consensus_params(np.array([0.0, np.nan, 1.0]))
+        resilient_consensus_params(np.array([0.0, np.nan, 1.0]))
     with pytest.raises(ValueError, match="finite"):
-        consensus_params(np.array([0.0, np.inf]))
+        resilient_consensus_params(np.array([0.0, np.inf]))
     with pytest.raises(ValueError, match="leading agent axis"):
-        consensus_params(1.0)
+        resilient_consensus_params(1.0)
 
 
 def test_resilient_consensus_bad_arguments():
@@ -932,16 +936,19 @@ def test_resilient_consensus_bad_arguments():
         resilient_consensus(k5, 1, [4], constant(), aggregator="median")
     with pytest.raises(ValueError, match="unknown aggregator"):
         get_aggregator("wmrs")
-    with pytest.raises(ValueError, match="square boolean adjacency"):
+    with pytest.raises(ValueError, match=r"graphs must be a decentral\.graphs\.GraphSequence.*"
+                                         r"got an array of shape \(3, 4\)"):
         resilient_consensus(np.ones((3, 4), bool), 1, [], None)
+    with pytest.raises(ValueError, match="add_self_loops"):
+        resilient_consensus(np.ones((3, 3), bool) & ~np.eye(3, dtype=bool), 1, [], None)
     with pytest.raises(ValueError, match="byzantine"):
         check_hypotheses(k5, 1, [7])
 
 
 def test_x0_of_wrong_agent_count_is_refused():
     alg = resilient_consensus(g.complete(5), 1, [4], constant(), check=False)
-    with pytest.raises(ValueError, match=r"x0 must be \[N = 5, \.\.\.\]; got shape \(4, 2\)"):
-        run(alg, consensus_params(np.zeros((4, 2))), seeds=[0], num_steps=2)
+    with pytest.raises(ValueError, match=r"params\.x0 has 4 agents; the graphs have N = 5"):
+        run(alg, resilient_consensus_params(np.zeros((4, 2))), seeds=[0], num_steps=2)
 
 
 def test_attacker_with_wrong_message_shape_is_refused():
@@ -955,7 +962,8 @@ def test_attacker_with_wrong_message_shape_is_refused():
     alg = resilient_consensus(g.complete(5), 1, [4], bad, check=False)
     with pytest.raises(ValueError, match=r"'bad_shape' returned messages of shape \(2, 5\); "
                                          r"expected \[B, N, \.\.\.\] = \(1, 5\)"):
-        run(alg, consensus_params(np.arange(5.0)), seeds=[0], num_steps=2, record_fn=values_of)
+        run(alg, resilient_consensus_params(np.arange(5.0)),
+            seeds=[0], num_steps=2, record_fn=values_of)
 
 
 def test_custom_aggregator_callable_is_used():
@@ -964,7 +972,7 @@ def test_custom_aggregator_callable_is_used():
 
     alg = resilient_consensus(g.complete(5), 1, [4], constant(1e6), aggregator=first,
                               check=False)
-    res = run(alg, consensus_params(np.arange(5.0)), seeds=[0], num_steps=3,
+    res = run(alg, resilient_consensus_params(np.arange(5.0)), seeds=[0], num_steps=3,
               record_fn=values_of)
     np.testing.assert_array_equal(res.records[0, -1], np.arange(5.0))   # nobody moves
 

@@ -16,11 +16,11 @@ from decentral.hypotheses import HypothesisWarning
 from decentral.resilient_ac import constant
 from decentral.resilient_ac.linear import (
     FiniteMDP,
-    actor_step,
     exact_references,
     example1_figure_data,
     feature_extreme,
     joint_policy,
+    linear_actor_step,
     linear_params,
     policy_score,
     random_mdp,
@@ -169,8 +169,8 @@ def test_actor_step_matches_hand_computation():
                                                        1)), psi, atol=1e-12)
     auto = jax.grad(lambda th: jax.nn.log_softmax(th @ feat)[1])(jnp.asarray(theta))
     np.testing.assert_allclose(np.asarray(auto), psi, atol=1e-12)
-    np.testing.assert_allclose(np.asarray(actor_step(jnp.asarray(theta), jnp.asarray(feat), 1,
-                                                     0.25, 0.1)),
+    np.testing.assert_allclose(np.asarray(linear_actor_step(jnp.asarray(theta),
+                                                            jnp.asarray(feat), 1, 0.25, 0.1)),
                                theta + 0.1 * 0.25 * psi, atol=1e-12)
 
 
@@ -269,8 +269,10 @@ def test_bad_inputs_raise_clear_errors():
         linear_params(mdp, critic_step=polynomial(1.0, 0.65)._replace(alpha0=float("nan")))
     with pytest.raises(ValueError, match="policy0 must broadcast"):
         linear_params(mdp, policy0=np.zeros((3, 2, 2)))
-    with pytest.raises(ValueError, match="graph must be"):
+    with pytest.raises(ValueError, match=r"graphs has 2 agents; the MDP has N = 3"):
         linear_params(mdp, graph=np.ones((2, 2), bool))
+    with pytest.raises(ValueError, match="not both"):
+        linear_params(mdp, graph=K3, graphs=K3)
     bad = mdp._replace(rewards=np.where(np.isnan(mdp.rewards), 0, np.nan))
     with pytest.raises(ValueError, match="NaN"):
         linear_params(bad)

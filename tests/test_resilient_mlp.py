@@ -20,12 +20,12 @@ from proofs_checks import resilient_ac_learning as rl
 
 pytestmark = pytest.mark.usefixtures("x64_module")
 
-TINY = mlp.Protocol("v1", width=4, episodes_per_update=2, epochs=2, message_steps=1,
-                    adversary_epochs=1, adversary_batch=0, adversary_actor_batch=0,
-                    buffer_collections=1, shared_templates=True)
-TINY_V2 = mlp.Protocol("v2", width=4, episodes_per_update=2, epochs=2, message_steps=2,
-                       adversary_epochs=2, adversary_batch=16, adversary_actor_batch=16,
-                       buffer_collections=2, shared_templates=False)
+TINY = mlp.LearningProtocol("v1", width=4, episodes_per_update=2, epochs=2, message_steps=1,
+                            adversary_epochs=1, adversary_batch=0, adversary_actor_batch=0,
+                            buffer_collections=1, shared_templates=True)
+TINY_V2 = mlp.LearningProtocol("v2", width=4, episodes_per_update=2, epochs=2, message_steps=2,
+                               adversary_epochs=2, adversary_batch=16, adversary_actor_batch=16,
+                               buffer_collections=2, shared_templates=False)
 
 
 # ------------------------------------------------------------------------------------------

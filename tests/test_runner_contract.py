@@ -93,6 +93,7 @@ def test_resume_with_another_closed_over_scale_is_refused(tmp_path):
 
 
 SCALE = 2.0
+GAIN = 0.5          # read by a method in the fingerprint test (reassigned there)
 
 
 def _global_step(key, x, params, t, x_t):

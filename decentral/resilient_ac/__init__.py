@@ -27,13 +27,42 @@ The pieces, in the order data flows:
 * :mod:`.experiments` — the grid-world learning runs (:func:`run_experiment`,
   :func:`run_grid`), their metrics and the authors' logged numbers.
 
+**The contract.** Every factory takes ``graphs`` as the library's factories do
+(:func:`decentral.graphs.as_sequence`; W-MSR reads only who hears whom, so an adjacency without
+a rule gets ``rule="row"``), carries an optional same-structure sequence in its params
+(``params.graphs``; the grid-world learners take their in-node tables as data), and checks
+every run's params in its ``check_params`` (each swept value too), attacker params included
+(:meth:`Attacker.validate_params`).
+
+**Names** (one per concept; the older names stay as aliases): :func:`resilient_consensus_params`
+(``consensus_params``; plain consensus's is :func:`decentral.consensus.consensus_params`);
+``graphs=`` (``graph=``) in :func:`linear_actor_critic`, :func:`rpbcac` (the paper's name for
+``linear_actor_critic(consensus="projection")``), :func:`linear_params` and the experiment
+runners; ``code_version=`` (``version=``) for the authors' code versions ``"v1"`` / ``"v2"``
+of the grid world and the learners (not ``Algorithm.version``, a revision label);
+``linear.linear_actor_step`` and ``mlp.mlp_actor_step`` (each ``actor_step`` in its module);
+``mlp.LearningProtocol`` (``mlp.Protocol``); one aggregator registry :data:`AGGREGATORS`
+(``"trimmed"`` / ``"clipped"`` as :data:`AGGREGATOR_ALIASES`); :meth:`Attacker.advance` returns
+``(state, messages)``, the library's order, whichever order an attacker's ``step`` uses
+(``Attacker.state_first``).
+
 The theory a user needs to read the claims (robust graphs, the rules, the attacks, the
 experiment graph's robustness) is in ``docs/resilient.md``; the actor-critic with linear
 function approximation in ``docs/resilient_linear.md``; the grid-world learning experiments in
 ``docs/resilient_learning.md``.
 """
 
-from .aggregators import AGGREGATORS, clipped_mean, get_aggregator, mean, ranks, trimmed_mean, wmsr
+from .aggregators import (
+    AGGREGATOR_ALIASES,
+    AGGREGATORS,
+    aggregator_name,
+    clipped_mean,
+    get_aggregator,
+    mean,
+    ranks,
+    trimmed_mean,
+    wmsr,
+)
 from .attackers import (
     AttackContext,
     Attacker,
@@ -56,6 +85,7 @@ from .consensus import (
     check_hypotheses,
     consensus_params,
     resilient_consensus,
+    resilient_consensus_params,
     values_of,
 )
 from .experiments import (
@@ -103,11 +133,13 @@ from .metrics import cooperative_spread, hull_violation
 from .projection import projected_errors, projection_step, weighted_output_step
 
 __all__ = [
-    "wmsr", "trimmed_mean", "clipped_mean", "mean", "ranks", "AGGREGATORS", "get_aggregator",
+    "wmsr", "trimmed_mean", "clipped_mean", "mean", "ranks", "AGGREGATORS", "AGGREGATOR_ALIASES",
+    "aggregator_name", "get_aggregator",
     "Attacker", "AttackContext", "ReceiverView", "stateless", "receiver_views",
     "replace_byzantine_messages", "constant", "huge", "random_values", "just_inside",
     "split_brain", "coordinate_extreme", "switch_attacker",
-    "resilient_consensus", "consensus_params", "ResilientParams", "ResilientState",
+    "resilient_consensus", "resilient_consensus_params", "consensus_params", "ResilientParams",
+    "ResilientState",
     "check_hypotheses", "values_of", "ROBUSTNESS_AUTO_MAX_N",
     "projected_errors", "projection_step", "weighted_output_step",
     "cooperative_spread", "hull_violation",

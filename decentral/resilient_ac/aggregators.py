@@ -29,6 +29,22 @@ The rules (``x0`` the own value, ``x_1..x_d`` the real in-neighbour values, ``K_
 * :func:`mean` — the plain average of the real entries (no resilience; the ``H = 0`` case of all
   three).
 
+**NaN messages.** Where values are trimmed (``H >= 1``), a received value (``k >= 1``) that is
+NaN is read as ``+inf`` before anything is compared: a Byzantine sender that sends NaN is
+exactly the sender of ``+inf``, the largest value there is, so it is trimmed first from the top
+(W-MSR drops it among the values above the own value, the trimmed mean among the H largest, the
+clipped mean clips it to the upper threshold). With at most H such senders the result is the one
+the ``+inf`` attack gives, and the theory's guarantee (cooperative values stay inside the
+cooperative hull) holds for it as for any Byzantine value. A NaN that is not trimmed (more such
+senders than H) leaves the result non-finite, never a finite wrong number; the plain averages
+(``H = 0`` with a Python-int H, and :func:`mean`) trim nothing and are left as they were (a NaN
+message makes them NaN, as ``+inf`` makes them ``+inf``), which keeps their compiled arithmetic,
+and so the bits of finite results, unchanged. A NaN *own* value (``k = 0``) is not a message and
+is left as it is (it propagates). Eager calls with concrete values still refuse NaN and
+infinite entries; under ``jit`` (inside the algorithms) the values cannot be checked and this
+rule applies. Finite inputs give bit-identical results (the trimming paths read the values
+through one element-wise select).
+
 Example:
     >>> import jax.numpy as jnp
     >>> vals = jnp.array([1.0, 5.0, -7.0, 2.0, 100.0])     # own value 1.0 first
@@ -46,8 +62,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-__all__ = ["wmsr", "trimmed_mean", "clipped_mean", "mean", "AGGREGATORS", "get_aggregator",
-           "ranks"]
+__all__ = ["wmsr", "trimmed_mean", "clipped_mean", "mean", "AGGREGATORS", "AGGREGATOR_ALIASES",
+           "aggregator_name", "get_aggregator", "ranks"]
 
 
 _UNROLL_MAX_K = 64
@@ -85,6 +101,14 @@ def _prepare(values, mask, H, name: str):
         raise ValueError(f"{name}: values hold NaN or infinite entries.")
     m = mask.reshape((K,) + (1,) * (values.ndim - 1))
     return values, jnp.broadcast_to(m, values.shape), mask
+
+
+def _received_nan_as_inf(values):
+    """``values`` with every NaN at ``k >= 1`` (a received message) replaced by ``+inf``; the
+    own value (``k = 0``) untouched. One element-wise select (see the module docstring)."""
+    K = values.shape[0]
+    received = (jnp.arange(K) > 0).reshape((K,) + (1,) * (values.ndim - 1))
+    return jnp.where(received & jnp.isnan(values), jnp.asarray(jnp.inf, values.dtype), values)
 
 
 def _static_H(H) -> int | None:
@@ -196,6 +220,7 @@ def _wmsr_streaming(values, mask1, H: int):
     H = min(H, K - 1)                          # no more than K - 1 neighbours can be dropped
     if H == 0:
         return _mean_streaming(values, mask1)
+    values = _received_nan_as_inf(values)
     x0 = values[0]
     top, bot = _extremes(values, mask1, 1, H)  # neighbour values only
     # dropped: top[h] where above x0 (at most H, the largest), bot[h] where below; the smallest
@@ -223,6 +248,7 @@ def _trimmed_streaming(values, mask1, H: int):
         return x0
     if H == 0:
         return _mean_streaming(values, mask1)
+    values = _received_nan_as_inf(values)
     top, bot = _extremes(values, mask1, 0, H)  # all real values, own included
     t_hi, t_lo = top[-1], bot[-1]              # the H-th largest / smallest
     total, n_in, n_ge = _sum_between(values, mask1, 0, t_lo, t_hi)
@@ -243,6 +269,7 @@ def _clipped_streaming(values, mask1, H: int):
         return x0
     if H == 0:
         return _mean_streaming(values, mask1)
+    values = _received_nan_as_inf(values)
     top, bot = _extremes(values, mask1, 0, H + 1)
     lo = jnp.minimum(bot[-1], x0)              # s[H]
     hi = jnp.maximum(top[-1], x0)              # s[K_i - H - 1]
@@ -273,7 +300,9 @@ def wmsr(values, mask, H):
     the module docstring.
 
     Args:
-        values: ``[K, ...]`` gathered values, own value first.
+        values: ``[K, ...]`` gathered values, own value first. A NaN received value
+            (``k >= 1``) is trimmed as ``+inf`` (module docstring): with at most H of them the
+            result is the one ``+inf`` messages give.
         mask: ``[K]`` bool of real entries (``mask[0]`` True), or None for all real.
         H: the number of Byzantine in-neighbours tolerated (int >= 0, may be traced).
 
@@ -289,6 +318,7 @@ def wmsr(values, mask, H):
     h = _static_H(H)
     if h is not None:
         return _wmsr_streaming(values, mask1, h)
+    values = _received_nan_as_inf(values)
     nb = m.at[0].set(False)
     x0 = values[0]
     asc, desc = ranks(values, nb)
@@ -309,6 +339,7 @@ def trimmed_mean(values, mask, H):
     h = _static_H(H)
     if h is not None:
         return _trimmed_streaming(values, mask1, h)
+    values = _received_nan_as_inf(values)
     count = jnp.sum(m, axis=0)
     asc, _ = ranks(values, m)
     keep = m & (asc >= H) & (asc < count - H)
@@ -330,6 +361,7 @@ def clipped_mean(values, mask, H):
     h = _static_H(H)
     if h is not None:
         return _clipped_streaming(values, mask1, h)
+    values = _received_nan_as_inf(values)
     count = jnp.sum(m, axis=0)
     asc, _ = ranks(values, m)
 
@@ -345,7 +377,8 @@ def clipped_mean(values, mask, H):
 
 
 def mean(values, mask, H=0):
-    """Plain average of the real entries (no trimming; ``H`` is accepted and ignored).
+    """Plain average of the real entries (no trimming; ``H`` is accepted and ignored). Nothing
+    is trimmed, so a NaN message makes the average NaN (module docstring).
 
     Args and returns as :func:`wmsr`.
     """
@@ -353,7 +386,10 @@ def mean(values, mask, H=0):
     return _mean_streaming(values, mask1)
 
 
-#: Aggregators by name (the ``aggregator=`` argument of the algorithms of this family).
+#: The one registry of the family's aggregators, by name: the ``aggregator=`` argument of
+#: :func:`~decentral.resilient_ac.resilient_consensus` and
+#: :func:`~decentral.resilient_ac.linear_actor_critic`, and the ``aggregator`` /
+#: ``hidden_aggregator`` flags of the MLP learners' :class:`~decentral.resilient_ac.mlp.Variant`.
 AGGREGATORS: dict[str, Callable] = {
     "wmsr": wmsr,
     "trimmed_mean": trimmed_mean,
@@ -361,12 +397,38 @@ AGGREGATORS: dict[str, Callable] = {
     "mean": mean,
 }
 
+#: Older names accepted everywhere a registry name is (the MLP variants' short names, kept so
+#: the labelled variants and user code written with them keep working): alias -> name.
+AGGREGATOR_ALIASES: dict[str, str] = {"trimmed": "trimmed_mean", "clipped": "clipped_mean"}
+
+
+def aggregator_name(aggregator: str) -> str:
+    """The registry name of ``aggregator`` (a name of :data:`AGGREGATORS` or an alias of
+    :data:`AGGREGATOR_ALIASES`).
+
+    Raises:
+        ValueError: an unknown name.
+
+    Example:
+        >>> aggregator_name("trimmed"), aggregator_name("wmsr")
+        ('trimmed_mean', 'wmsr')
+    """
+    if isinstance(aggregator, str):
+        name = AGGREGATOR_ALIASES.get(aggregator, aggregator)
+        if name in AGGREGATORS:
+            return name
+    raise ValueError(f"unknown aggregator {aggregator!r}; use one of {sorted(AGGREGATORS)} "
+                     f"(aliases {sorted(AGGREGATOR_ALIASES)}) or a callable (values, mask, H).")
+
 
 def get_aggregator(aggregator: str | Callable) -> Callable:
-    """The aggregator of a name in :data:`AGGREGATORS`, or a callable ``(values, mask, H)``."""
+    """The aggregator of a name in :data:`AGGREGATORS` (or an alias of
+    :data:`AGGREGATOR_ALIASES`), or a callable ``(values, mask, H)`` itself.
+
+    Example:
+        >>> get_aggregator("clipped") is clipped_mean is get_aggregator("clipped_mean")
+        True
+    """
     if callable(aggregator):
         return aggregator
-    if aggregator not in AGGREGATORS:
-        raise ValueError(f"unknown aggregator {aggregator!r}; use one of "
-                         f"{sorted(AGGREGATORS)} or a callable (values, mask, H).")
-    return AGGREGATORS[aggregator]
+    return AGGREGATORS[aggregator_name(aggregator)]

@@ -17,6 +17,20 @@ params; :attr:`Attacker.params` are the defaults). A learning adversary (the act
 family) carries its own state through ``init``/``step``; the runner carries it with the
 algorithm's state.
 
+**Return order.** The library's step functions return ``(state, info)``; an attacker's
+``step`` historically returns ``(messages, state)``, and every attacker written that way keeps
+working (``Attacker.state_first = False``, the default). A new attacker may return
+``(state, messages)``, the library's order, by setting ``state_first=True``. The algorithms
+never read ``step`` directly: they call :meth:`Attacker.advance`, which returns
+``(state, messages)`` whichever order ``step`` uses.
+
+**Checked params.** ``Attacker.check_params`` (optional, default None) is
+``check_params(params) -> None``, raising ``ValueError`` for params the attacker cannot use
+(e.g. :func:`switch_attacker`'s selector out of range, which the gather would clamp to the last
+attacker). The algorithms of the family call :meth:`Attacker.validate_params` on the attacker
+params of every run (each swept value too): it checks that the params have the pytree structure
+of the defaults, then calls ``check_params``; the message names ``params.attacker``.
+
 **Stateless attackers** are written as one unbatched rule per (sender, receiver):
 ``rule(key, t, view, params) -> message [...]`` with ``view`` a :class:`ReceiverView`
 (the receiver's honest gathered values, which of them come from cooperative senders, ...);
@@ -58,7 +72,9 @@ from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
+from decentral._checks import check_index
 from decentral.graphs import NeighborTable
 
 __all__ = ["Attacker", "AttackContext", "ReceiverView", "stateless", "constant", "huge",
@@ -107,15 +123,62 @@ class Attacker(NamedTuple):
 
     Attributes:
         init: ``(key, params, values, ctx) -> state``.
-        step: ``(key, state, params, t, values, ctx) -> (messages [B, N, ...], state)``.
+        step: ``(key, state, params, t, values, ctx) -> (messages [B, N, ...], state)``, or
+            ``(state, messages)`` when ``state_first`` (the library's ``(state, info)`` order).
+            Call :meth:`advance` rather than ``step`` to get one order whatever the flag.
         params: the default params (a pytree of arrays; swept like any params).
         name: a readable name (reports, figure legends).
+        check_params: None, or ``check_params(params) -> None`` raising ``ValueError`` for
+            params this attacker cannot use (called through :meth:`validate_params` by the
+            algorithms' ``check_params`` on every run's attacker params).
+        state_first: False (default, the historical order): ``step`` returns
+            ``(messages, state)``; True: it returns ``(state, messages)``.
+
+    Example:
+        >>> import jax, jax.numpy as jnp
+        >>> def step(key, state, params, t, values, ctx):     # the library's order
+        ...     return state + 1, jnp.zeros((1,) + values.shape, values.dtype)
+        >>> att = Attacker(lambda k, p, v, c: 0, step, {}, "counter", state_first=True)
+        >>> att.advance(None, 0, {}, 0, jnp.zeros(3), None)[0]
+        1
     """
 
     init: Callable[..., Any]
-    step: Callable[..., tuple[jax.Array, Any]]
+    step: Callable[..., tuple[Any, Any]]
     params: Any
     name: str
+    check_params: Callable[[Any], None] | None = None
+    state_first: bool = False
+
+    def advance(self, key, state, params, t, values, ctx) -> tuple[Any, Any]:
+        """One step in the library's order: ``(new state, messages [B, N, ...])``, whichever
+        order :attr:`step` returns (see :attr:`state_first`)."""
+        out = self.step(key, state, params, t, values, ctx)
+        if self.state_first:
+            return out[0], out[1]
+        return out[1], out[0]
+
+    def validate_params(self, params, name: str = "params.attacker") -> None:
+        """Check the params a run gives this attacker (None: the defaults): the pytree
+        structure of :attr:`params` (the keys a rule reads), then :attr:`check_params`.
+
+        Raises:
+            ValueError: naming ``name`` and the attacker.
+        """
+        if params is None:
+            params = self.params
+        want = jax.tree_util.tree_structure(self.params)
+        got = jax.tree_util.tree_structure(params)
+        if want != got:
+            raise ValueError(f"{name} does not have the structure of attacker {self.name!r}'s "
+                             f"params: expected {want}, got {got}. Start from its defaults "
+                             f"(attacker.params) and replace values.")
+        if self.check_params is None:
+            return
+        try:
+            self.check_params(params)
+        except ValueError as exc:
+            raise ValueError(f"{name} (attacker {self.name!r}): {exc}") from None
 
 
 def receiver_views(values, ctx: AttackContext, sender) -> ReceiverView:
@@ -130,11 +193,13 @@ def receiver_views(values, ctx: AttackContext, sender) -> ReceiverView:
         cooperative_agents=jnp.broadcast_to(ctx.cooperative, (n,) + ctx.cooperative.shape))
 
 
-def stateless(rule: Callable[..., jax.Array], params: Any, name: str) -> Attacker:
+def stateless(rule: Callable[..., jax.Array], params: Any, name: str, *,
+              check_params: Callable[[Any], None] | None = None) -> Attacker:
     """An :class:`Attacker` from an unbatched rule ``rule(key, t, view, params) -> message``.
 
     The rule is vmapped over receivers and Byzantine senders; pair ``(b, i)`` draws from
     ``fold_in(fold_in(key, b), i)``. The message must have the shape of one agent's value.
+    ``check_params`` is the attacker's check of its params (see :class:`Attacker`).
     """
 
     def init(key, params, values, ctx):
@@ -154,7 +219,20 @@ def stateless(rule: Callable[..., jax.Array], params: Any, name: str) -> Attacke
         msgs = jax.vmap(one_sender)(jnp.arange(num_b), ctx.byzantine)
         return msgs.astype(values.dtype), state
 
-    return Attacker(init, step, params, name)
+    return Attacker(init, step, params, name, check_params)
+
+
+def _numbers(*keys: str) -> Callable[[Any], None]:
+    """A ``check_params`` requiring real numbers (no bool, string or object) under ``keys``."""
+
+    def check(params) -> None:
+        for k in keys:
+            arr = np.asarray(params[k])
+            if arr.dtype == np.bool_ or not np.issubdtype(arr.dtype, np.number) or \
+                    np.issubdtype(arr.dtype, np.complexfloating):
+                raise ValueError(f"[{k!r}] must hold real numbers; got dtype {arr.dtype}.")
+
+    return check
 
 
 def _view_range(view: ReceiverView):
@@ -175,7 +253,8 @@ def _const_rule(key, t, view, params):
 
 def constant(value: float = 10.0) -> Attacker:
     """Every Byzantine agent sends ``value`` (params ``{"value"}``) to every receiver."""
-    return stateless(_const_rule, {"value": jnp.asarray(value)}, "constant")
+    return stateless(_const_rule, {"value": jnp.asarray(value)}, "constant",
+                     check_params=_numbers("value"))
 
 
 def _huge_rule(key, t, view, params):
@@ -187,7 +266,8 @@ def _huge_rule(key, t, view, params):
 def huge(magnitude: float = 1e6) -> Attacker:
     """``±magnitude`` (params ``{"magnitude"}``), the sign drawn per coordinate, receiver and
     step."""
-    return stateless(_huge_rule, {"magnitude": jnp.asarray(magnitude)}, "huge")
+    return stateless(_huge_rule, {"magnitude": jnp.asarray(magnitude)}, "huge",
+                     check_params=_numbers("magnitude"))
 
 
 def _random_rule(key, t, view, params):
@@ -200,7 +280,15 @@ def random_values(low: float = -10.0, high: float = 10.0) -> Attacker:
     """Uniform in ``[low, high]`` (params ``{"low", "high"}``), drawn per coordinate, receiver
     and step."""
     return stateless(_random_rule, {"low": jnp.asarray(low), "high": jnp.asarray(high)},
-                     "random")
+                     "random", check_params=_check_random)
+
+
+def _check_random(params) -> None:
+    _numbers("low", "high")(params)
+    lo, hi = np.asarray(params["low"]), np.asarray(params["high"])
+    if np.any(lo > hi):
+        raise ValueError(f"['low'] must not exceed ['high'] (uniform in [low, high]); got "
+                         f"low = {lo.tolist()}, high = {hi.tolist()}.")
 
 
 def _inside_rule(key, t, view, params):
@@ -215,7 +303,7 @@ def just_inside(side: float = 1.0, margin: float = 0.0) -> Attacker:
     coordinate. Inside the honest range, so no trimming rule can tell it from an honest value.
     """
     return stateless(_inside_rule, {"side": jnp.asarray(side), "margin": jnp.asarray(margin)},
-                     "just_inside")
+                     "just_inside", check_params=_numbers("side", "margin"))
 
 
 def _split_rule(inside: bool):
@@ -240,7 +328,8 @@ def split_brain(magnitude: float = 1e6, *, inside: bool = False) -> Attacker:
     ``{"magnitude"}``), or with ``inside=True`` the top / bottom of the cooperative values that
     receiver sees."""
     return stateless(_split_rule(bool(inside)), {"magnitude": jnp.asarray(magnitude)},
-                     "split_brain_inside" if inside else "split_brain")
+                     "split_brain_inside" if inside else "split_brain",
+                     check_params=_numbers("magnitude"))
 
 
 def _extreme_rule(key, t, view, params):
@@ -255,7 +344,7 @@ def coordinate_extreme(direction=1.0) -> Attacker:
     broadcasts to one value's shape). Each coordinate is inside the cooperative range, but the
     vector as a whole can lie far outside the cooperative agents' convex hull."""
     return stateless(_extreme_rule, {"direction": jnp.asarray(direction)},
-                     "coordinate_extreme")
+                     "coordinate_extreme", check_params=_numbers("direction"))
 
 
 def switch_attacker(attackers) -> Attacker:
@@ -267,11 +356,21 @@ def switch_attacker(attackers) -> Attacker:
     attack suite with one compile (``run(..., sweep=True)``) instead of one per attack; the
     price is that every attacker's messages are computed at every step.
 
+    Its ``check_params`` refuses a ``which`` that is not an integer scalar in
+    ``[0, len(attackers))`` (a bool or a float is refused, not truncated; an index past the end
+    would be clamped by the gather to the last attacker, a negative one read from the end), and
+    checks every attacker's params in ``each`` with that attacker's own check.
+
     Example:
         >>> import jax.numpy as jnp
         >>> sw = switch_attacker([constant(1.0), constant(2.0)])
         >>> sw.params["which"].tolist(), sw.name
         (0, 'switch(constant, constant)')
+        >>> try:
+        ...     sw.validate_params({"which": jnp.int32(2), "each": sw.params["each"]})
+        ... except ValueError as e:
+        ...     print(str(e)[:70])
+        params.attacker (attacker 'switch(constant, constant)'): ['which'] = 2
     """
     attackers = tuple(attackers)
     if not attackers or not all(isinstance(a, Attacker) for a in attackers):
@@ -284,13 +383,25 @@ def switch_attacker(attackers) -> Attacker:
     def step(key, state, params, t, values, ctx):
         sent, states = [], []
         for a, st, p in zip(attackers, state, params["each"], strict=True):
-            m, st = a.step(key, st, p, t, values, ctx)
+            st, m = a.advance(key, st, p, t, values, ctx)
             sent.append(jnp.asarray(m).astype(jnp.asarray(values).dtype))
             states.append(st)
         return jnp.stack(sent)[params["which"]], tuple(states)
 
+    def check_params(params) -> None:
+        which = params["which"]
+        if np.ndim(which) != 0:
+            raise ValueError(f"['which'] must be one integer (sweep it with a leading sweep "
+                             f"axis); got shape {np.shape(which)}.")
+        check_index(which, "['which']", len(attackers),
+                    hint=f"['which'] selects one of the {len(attackers)} attackers.")
+        each = params["each"]
+        for k, (a, p) in enumerate(zip(attackers, each, strict=True)):
+            a.validate_params(p, name=f"['each'][{k}]")
+
     params = {"which": jnp.asarray(0, jnp.int32), "each": tuple(a.params for a in attackers)}
-    return Attacker(init, step, params, "switch(" + ", ".join(a.name for a in attackers) + ")")
+    return Attacker(init, step, params, "switch(" + ", ".join(a.name for a in attackers) + ")",
+                    check_params)
 
 
 def replace_byzantine_messages(table: NeighborTable, gathered, byzantine_slot, messages):

@@ -11,6 +11,14 @@ One step ``t``, in this order:
    (:func:`~decentral.resilient_ac.wmsr` by default), element-wise for vector values;
 5. Byzantine agents' own values stay as they were (their messages are all that matters).
 
+**Graphs.** The factory takes ``graphs`` as every factory of the library does
+(:func:`decentral.graphs.as_sequence`: a ``GraphSequence`` of any form and backend, a weight
+matrix, or a boolean adjacency with self-loops); W-MSR reads only who hears whom, so an
+adjacency given without ``rule`` gets ``rule="row"`` and the weights are never used. The
+params may carry another sequence of exactly the factory's structure
+(:attr:`ResilientParams.graphs`), so one compiled program serves many graphs; random
+edge-drop sequences draw per seed or shared, as the sequence says (``seq.at(t, key)``).
+
 **Hypotheses** (checked when the algorithm is built, :func:`check_hypotheses`; each failure is a
 :class:`~decentral.hypotheses.HypothesisWarning` with numbers): the graph is ``(2H+1)``-robust
 (the sufficient condition for F-local adversaries, with ``F = H``), hence every cooperative agent
@@ -20,7 +28,8 @@ whether the cooperative subgraph is ``(H+1)``-robust, LeBlanc et al.'s condition
 agents (under which W-MSR still succeeds). For a time-varying sequence the checks run on every
 distinct graph the sequence can produce: the one graph of a static sequence, the ``P`` graphs of
 a periodic or one-peer sequence, every graph of an explicit stack, and the *base* graph of a
-random edge-drop sequence (a drop can break robustness at any step; the warning says so).
+random edge-drop sequence (a drop can break robustness at any step; the warning says so). A
+sequence passed in the params is checked the same way when a run starts (``check_params``).
 Robustness is computed exactly (:func:`decentral.graphs.r_robustness`: enumeration up to 16
 agents, a MILP with a time limit above), by default for graphs up to
 :data:`ROBUSTNESS_AUTO_MAX_N` agents; ``check_robustness=False`` skips it (e.g. for a benchmark
@@ -35,10 +44,10 @@ cooperative spread tends to 0 — geometrically on a static graph.
 Example:
     >>> import jax.numpy as jnp
     >>> import decentral.graphs as g
-    >>> from decentral.resilient_ac import resilient_consensus, consensus_params, huge
+    >>> from decentral.resilient_ac import huge, resilient_consensus, resilient_consensus_params
     >>> from decentral.runner import run
     >>> alg = resilient_consensus(g.complete(5), H=1, byzantine=[4], attacker=huge())
-    >>> res = run(alg, consensus_params(jnp.arange(5.0)), seeds=[0, 1], num_steps=30)
+    >>> res = run(alg, resilient_consensus_params(jnp.arange(5.0)), seeds=[0, 1], num_steps=30)
     >>> x = res.final_state.x[:, :4]                 # the cooperative agents
     >>> spread = x.max(axis=1) - x.min(axis=1)       # per seed
     >>> bool(jnp.all((x >= 0.0) & (x <= 3.0))), bool(jnp.all(spread < 1e-6))
@@ -56,15 +65,15 @@ import jax.numpy as jnp
 import numpy as np
 
 import decentral.graphs as g
-from decentral.graphs import GraphSequence, as_table, gather
-from decentral.graphs._validate import as_adjacency
+from decentral._checks import check_indices
+from decentral.graphs import GraphSequence, as_sequence, as_table, gather
 from decentral.hypotheses import warn_hypothesis
 
 from .aggregators import get_aggregator
 from .attackers import AttackContext, Attacker, replace_byzantine_messages
 
-__all__ = ["ResilientState", "ResilientParams", "consensus_params", "resilient_consensus",
-           "check_hypotheses", "values_of", "ROBUSTNESS_AUTO_MAX_N"]
+__all__ = ["ResilientState", "ResilientParams", "resilient_consensus_params", "consensus_params",
+           "resilient_consensus", "check_hypotheses", "values_of", "ROBUSTNESS_AUTO_MAX_N"]
 
 #: ``check_robustness=None`` computes robustness for graphs up to this many agents.
 ROBUSTNESS_AUTO_MAX_N = 20
@@ -86,46 +95,68 @@ class ResilientParams(NamedTuple):
     """What a user sweeps.
 
     Attributes:
-        x0: ``[N, ...]`` initial values (Byzantine agents' rows too).
-        attacker: the attacker's params, or None for the attacker's defaults.
+        x0: ``[N, ...]`` initial values (Byzantine agents' rows too): finite real numbers.
+        attacker: the attacker's params, or None for the attacker's defaults (checked by
+            :meth:`~decentral.resilient_ac.Attacker.validate_params`).
+        graphs: None (the algorithm's own sequence), or another
+            :class:`~decentral.graphs.GraphSequence` of exactly its structure (N, backend,
+            form, rule, table width): the run reads who hears whom from this one, so one
+            compiled program serves many graphs; the W-MSR hypotheses are checked on it (as
+            warnings) when a run starts, as on the factory's graphs.
     """
 
     x0: jax.Array
     attacker: Any = None
+    graphs: Any = None
 
 
-def consensus_params(x0, attacker: Any = None) -> ResilientParams:
-    """Params of :func:`resilient_consensus`: initial values ``[N]`` or ``[N, ...]``.
+def _check_x0(x0, n: int | None = None) -> np.ndarray:
+    """``x0`` as a numpy array after checking it: real numbers, a leading agent axis (``N``
+    agents when ``n`` is known), finite entries."""
+    arr = np.asarray(x0)
+    if arr.dtype == object or arr.dtype == np.bool_ or not np.issubdtype(arr.dtype, np.number) \
+            or np.issubdtype(arr.dtype, np.complexfloating):
+        raise ValueError(f"params.x0 must be real numbers; got dtype {arr.dtype}.")
+    if arr.ndim == 0:
+        raise ValueError("params.x0 needs a leading agent axis [N, ...]; got a scalar.")
+    if n is not None and arr.shape[0] != n:
+        raise ValueError(f"params.x0 has {arr.shape[0]} agents; the graphs have N = {n} "
+                         f"(x0 must be [N, ...]).")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError("params.x0 has NaN or infinite entries; initial values must be "
+                         "finite.")
+    return arr
+
+
+def resilient_consensus_params(x0, attacker: Any = None, *,
+                               graphs: Any = None) -> ResilientParams:
+    """Params of :func:`resilient_consensus`: initial values ``[N]`` or ``[N, ...]``, the
+    attacker's params (None: its defaults) and optionally the graphs of this run (see
+    :class:`ResilientParams`). Also exported under its older name ``consensus_params`` (of
+    this family; :func:`decentral.consensus.consensus_params` is plain consensus's).
 
     Raises:
-        ValueError: a scalar ``x0`` or NaN / infinite values.
+        ValueError: ``x0`` is not real numbers, has no agent axis, or holds NaN / infinite
+            values (the check :func:`resilient_consensus`'s ``check_params`` applies to any
+            params, which also checks ``N``, the attacker params and ``graphs``).
+
+    Example:
+        >>> resilient_consensus_params([0.0, 1.0]).x0.tolist()
+        [0.0, 1.0]
     """
     if not isinstance(x0, jax.core.Tracer):
-        arr = np.asarray(x0)
-        if arr.ndim < 1:
-            raise ValueError("x0 must have a leading agent axis [N, ...]; got a scalar.")
-        if not np.issubdtype(arr.dtype, np.number) or not np.all(np.isfinite(arr)):
-            raise ValueError("x0 must hold finite numbers.")
-    return ResilientParams(jnp.asarray(x0), attacker)
+        _check_x0(x0)
+    return ResilientParams(jnp.asarray(x0), attacker, graphs)
+
+
+#: The older name of :func:`resilient_consensus_params` (kept: user code imports it from
+#: :mod:`decentral.resilient_ac`; plain consensus has its own ``consensus_params``).
+consensus_params = resilient_consensus_params
 
 
 def values_of(state: ResilientState) -> jax.Array:
     """Record function: every agent's value ``[N, ...]``."""
     return state.x
-
-
-def _as_sequence(graphs) -> GraphSequence:
-    if isinstance(graphs, GraphSequence):
-        return graphs
-    try:
-        adj = np.asarray(graphs)
-    except Exception:                                     # pragma: no cover - defensive
-        adj = None
-    if adj is None or adj.ndim != 2 or adj.shape[0] != adj.shape[1]:
-        raise ValueError("graphs must be a decentral.graphs.GraphSequence or a square boolean "
-                         f"adjacency [N, N]; got {type(graphs).__name__}"
-                         + (f" of shape {adj.shape}" if adj is not None else "") + ".")
-    return g.static(as_adjacency(adj, name="graphs", require_self_loops=True), rule="row")
 
 
 def _patterns(seq: GraphSequence) -> tuple[list[np.ndarray], str]:
@@ -156,7 +187,8 @@ def check_hypotheses(graphs, H: int, byzantine: Sequence[int], *,
     (with the robustness of the cooperative subgraph against ``H + 1``).
 
     Args:
-        graphs: a ``GraphSequence`` or a boolean adjacency with self-loops.
+        graphs: anything :func:`decentral.graphs.as_sequence` accepts (an adjacency without a
+            rule is read with ``rule="row"``; only the patterns are used).
         H: the number of Byzantine in-neighbours to tolerate.
         byzantine: the Byzantine agents' indices.
         check_robustness: compute r-robustness (None: when ``N <= ROBUSTNESS_AUTO_MAX_N``).
@@ -172,7 +204,7 @@ def check_hypotheses(graphs, H: int, byzantine: Sequence[int], *,
         >>> msgs[0].split(";")[0]
         'graph 0 of the static graph is 2-robust < 2H + 1 = 3'
     """
-    seq = _as_sequence(graphs)
+    seq = as_sequence(graphs, default_rule="row")
     H = _check_H(H)
     byz = _check_byzantine(byzantine, seq.n)
     n = seq.n
@@ -237,16 +269,12 @@ def _byzantine_layout(n: int, byz) -> tuple[jax.Array, jax.Array, jax.Array]:
 
 
 def _check_byzantine(byzantine, n: int) -> tuple[int, ...]:
-    try:
-        byz = [int(b) for b in np.asarray(byzantine, dtype=object).reshape(-1)]
-    except (TypeError, ValueError):
-        raise ValueError(f"byzantine must be a sequence of agent indices; got {byzantine!r}."
-                         ) from None
-    bad = [b for b in byz if not 0 <= b < n]
-    if bad:
-        raise ValueError(f"byzantine names agents {bad} outside the graph's 0..{n - 1}.")
-    if len(set(byz)) != len(byz):
-        raise ValueError(f"byzantine lists an agent twice: {byz}.")
+    """The Byzantine agents' indices, sorted: integers (Python or numpy, never a bool or a
+    float, which would be truncated) in ``[0, n)``, no repeats, at least one agent left
+    cooperative."""
+    byz = check_indices(byzantine, "byzantine", n, unique=True, where="the graph's",
+                        hint="byzantine lists the Byzantine agents' integer indices, e.g. "
+                             "[0, 3].")
     if len(byz) >= n:
         raise ValueError("at least one agent must be cooperative.")
     return tuple(sorted(byz))
@@ -254,34 +282,43 @@ def _check_byzantine(byzantine, n: int) -> tuple[int, ...]:
 
 def resilient_consensus(graphs, H: int, byzantine: Sequence[int], attacker: Attacker | None,
                         *, aggregator: str | Callable = "wmsr", check: bool = True,
-                        check_robustness: bool | None = None):
+                        check_robustness: bool | None = None, rule: str | None = None,
+                        backend: str | None = None):
     """Resilient consensus (module docstring) as a runner ``Algorithm``.
 
     Args:
-        graphs: a ``GraphSequence`` (any form and backend; its weights are not used, only which
-            in-neighbours each agent hears) or a boolean adjacency with self-loops
-            (``adj[i, j]``: i hears j).
+        graphs: the sequence ``t -> G_t``: anything :func:`decentral.graphs.as_sequence`
+            accepts (a ``GraphSequence`` of any form and backend, a weight matrix, or a boolean
+            adjacency with self-loops, ``adj[i, j]``: i hears j). Only who hears whom is read
+            (the weights are never used), so an adjacency given without ``rule`` gets
+            ``rule="row"``.
         H: Byzantine in-neighbours tolerated by the aggregator.
         byzantine: indices of the Byzantine agents (may be empty).
         attacker: an :class:`~decentral.resilient_ac.Attacker` (None only when ``byzantine``
             is empty).
         aggregator: ``"wmsr"`` (default), ``"trimmed_mean"``, ``"clipped_mean"``, ``"mean"``
-            (plain averaging) or a callable ``(values [K, ...], mask [K], H) -> [...]``.
-        check: check the hypotheses and warn (:func:`check_hypotheses`).
+            (plain averaging; :data:`~decentral.resilient_ac.AGGREGATORS`, aliases accepted) or
+            a callable ``(values [K, ...], mask [K], H) -> [...]``.
+        check: check the hypotheses and warn (:func:`check_hypotheses`), on the factory's
+            graphs here and on a params sequence when a run starts.
         check_robustness: as in :func:`check_hypotheses`.
+        rule, backend: as in :func:`decentral.graphs.as_sequence`.
 
     Returns:
         An ``Algorithm``: state :class:`ResilientState`, params :class:`ResilientParams`
-        (:func:`consensus_params`), ``max_horizon`` from the sequence.
+        (:func:`resilient_consensus_params`; checked by ``check_params`` wherever they arrive:
+        ``x0`` ``[N, ...]`` finite numbers, the attacker params, ``graphs`` of the factory's
+        structure), ``max_horizon`` from the sequence.
 
     Raises:
-        ValueError: bad ``H``, Byzantine indices outside the graph or repeated, a missing
-            attacker, an unknown aggregator; at trace time, an ``x0`` whose agent axis is not
-            ``N`` or an attacker whose messages are not ``[B, N, ...]``.
+        ValueError: ``graphs`` not accepted by ``as_sequence``, bad ``H``, Byzantine indices
+            outside the graph or repeated, a missing attacker, an unknown aggregator, attacker
+            default params its own check refuses; at trace time, an attacker whose messages
+            are not ``[B, N, ...]``.
     """
     from decentral.runner import Algorithm
 
-    seq = _as_sequence(graphs)
+    seq = as_sequence(graphs, rule=rule, backend=backend, default_rule="row")
     H = _check_H(H)
     byz = _check_byzantine(byzantine, seq.n)
     if byz and attacker is None:
@@ -294,34 +331,48 @@ def resilient_consensus(graphs, H: int, byzantine: Sequence[int], attacker: Atta
         check_hypotheses(seq, H, byz, check_robustness=check_robustness)
     n = seq.n
     coop, slot, byz_arr = _byzantine_layout(n, byz)
-    per_seed = seq.form == "random" and not seq.shared_across_seeds
     no_attack = attacker is None or not byz
+    if not no_attack:
+        attacker.validate_params(None, name="attacker.params")
 
-    def _graph(t, key):
-        return as_table(seq.at(t, key) if per_seed else seq.at(t))
+    def check_params(params) -> None:
+        if not isinstance(params, ResilientParams):
+            raise ValueError(f"params must be ResilientParams (resilient_consensus_params(x0)); "
+                             f"got {type(params).__name__}.")
+        _check_x0(params.x0, n)
+        if not no_attack and params.attacker is not None:
+            attacker.validate_params(params.attacker)
+        if params.graphs is not None:
+            seq.require_same_structure(params.graphs)
+            if check:
+                _hypotheses_once(params.graphs, H, byz, check_robustness)
+
+    def _table(params, t, key):
+        graphs_t = seq if params.graphs is None else params.graphs
+        return as_table(graphs_t.at(t, key))         # the sequence decides whether key is used
 
     def init(key, params: ResilientParams) -> ResilientState:
         x = jnp.asarray(params.x0)
         if x.ndim < 1 or x.shape[0] != n:
-            raise ValueError(f"x0 must be [N = {n}, ...]; got shape {x.shape}.")
+            raise ValueError(f"params.x0 must be [N = {n}, ...]; got shape {x.shape}.")
         if not jnp.issubdtype(x.dtype, jnp.floating):
             x = x.astype(jnp.result_type(float))
         if no_attack:
             return ResilientState(x, ())
-        ctx = AttackContext(_graph(0, key), byz_arr, coop)
+        ctx = AttackContext(_table(params, 0, key), byz_arr, coop)
         ap = attacker.params if params.attacker is None else params.attacker
         return ResilientState(x, attacker.init(key, ap, x, ctx))
 
     def step(key, state: ResilientState, params: ResilientParams, t, x_t):
         graph_key, attack_key = jax.random.split(key)
-        table = _graph(t, graph_key)
+        table = _table(params, t, graph_key)
         x = state.x
         gathered = gather(table, x)                                  # [N, K, ...]
         astate = state.attacker
         if not no_attack:
             ctx = AttackContext(table, byz_arr, coop)
             ap = attacker.params if params.attacker is None else params.attacker
-            msgs, astate = attacker.step(attack_key, astate, ap, t, x, ctx)
+            astate, msgs = attacker.advance(attack_key, astate, ap, t, x, ctx)
             want = (len(byz),) + x.shape
             if tuple(msgs.shape) != want:
                 raise ValueError(f"attacker {attacker.name!r} returned messages of shape "
@@ -336,23 +387,35 @@ def resilient_consensus(graphs, H: int, byzantine: Sequence[int], attacker: Atta
     config = _config(seq, H, byz, attacker, aggregator, agg_name)
     name = f"resilient_consensus.{agg_name}"
     return Algorithm(init=init, step=step, name=name, version="1", max_horizon=seq.length,
-                     config=config)
+                     config=config, check_params=check_params)
 
 
-def _config(seq, H, byz, attacker, aggregator, agg_name) -> dict | None:
-    """Everything the functions close over; None (the runner then walks the closures itself
-    and refuses to checkpoint what it cannot identify) when a user's attacker or aggregator
-    cannot be fingerprinted."""
-    from decentral.runner.fingerprint import Unfingerprintable, function_parts, hash_tree
+_HYPOTHESES_SEEN: dict = {}
 
-    try:
-        att = None if attacker is None else {
-            "name": attacker.name, "params": hash_tree(attacker.params),
-            "init": function_parts(attacker.init, "attacker.init"),
-            "step": function_parts(attacker.step, "attacker.step")}
-        agg = agg_name if isinstance(aggregator, str) else function_parts(aggregator,
-                                                                          "aggregator")
-    except Unfingerprintable:
-        return None
+
+def _hypotheses_once(graphs: GraphSequence, H: int, byz: tuple, check_robustness,
+                     where: str = "params.graphs") -> None:
+    """:func:`check_hypotheses` (warnings, prefixed by ``where``) on the graphs a run's params
+    give, computed once per distinct sequence, ``H``, Byzantine set and robustness flag (a
+    sweep's entries share one verdict; robustness is exact and not free) and warned each time."""
+    key = (graphs.digest(), H, tuple(byz), check_robustness, where)
+    if key not in _HYPOTHESES_SEEN:
+        if len(_HYPOTHESES_SEEN) > 256:
+            _HYPOTHESES_SEEN.clear()
+        _HYPOTHESES_SEEN[key] = [
+            f"{where}: {m}"
+            for m in check_hypotheses(graphs, H, byz, check_robustness=check_robustness,
+                                      warn=False)]
+    for m in _HYPOTHESES_SEEN[key]:
+        warn_hypothesis(m, stacklevel=4)
+
+
+def _config(seq, H, byz, attacker, aggregator, agg_name) -> dict:
+    """A readable description of what the functions close over (the checkpoint fingerprint
+    also holds the traced program, which sees the attacker's and aggregator's code)."""
+    from decentral.runner.fingerprint import hash_tree
+
+    att = None if attacker is None else {"name": attacker.name,
+                                         "params": hash_tree(attacker.params)}
     return {"graphs": seq.digest(), "H": H, "byzantine": list(byz), "attacker": att,
-            "aggregator": agg}
+            "aggregator": agg_name}

@@ -32,20 +32,36 @@ adversary), ``"greedy"``, ``"faulty"``, ``"malicious"``; or an explicit per-agen
 names / codes. **Oracle** runs give the cooperative agents ``r_coop`` (the mean cooperative
 reward) instead of their private reward, the "True (global)" reference of the v2 figure.
 
-**Graph.** ``graph="paper"``: ``in_nodes = [[0,1,2,3],[1,2,3,4],[2,3,4,0],[3,4,0,1],[4,0,1,2]]``
-(agent i hears itself and i+1, i+2, i+3 mod 5). This graph is only **2-robust**, below the
-3-robust (2H + 1 for H = 1) hypothesis of the paper's results; its cooperative subgraph is
-2-robust = H + 1, the weaker condition for W-MSR with Byzantine agents. ``graph="k5"`` is the
-complete graph (3-robust: the hypothesis holds). Any ``in_nodes`` table ``[A, K]`` (own index
-first) is accepted, or a stack ``[P, A, K]`` used periodically, ``in_nodes[u % P]`` at update
-``u``; so are a boolean adjacency and a periodic graph sequence of :mod:`decentral.graphs` with
-equal in-degrees (:func:`resolve_graph`).
+**Graphs.** ``graphs`` (``graph=`` is its older name) takes what every factory of the library
+takes (:func:`decentral.graphs.as_sequence`: a ``GraphSequence``, a weight matrix, a boolean
+adjacency with self-loops; only who hears whom is read) and, as shortcuts, the names
+``"paper"`` and ``"k5"`` and in-node tables. ``"paper"`` (the default): ``in_nodes =
+[[0,1,2,3],[1,2,3,4],[2,3,4,0],[3,4,0,1],[4,0,1,2]]`` (agent i hears itself and i+1, i+2, i+3
+mod 5). This graph is only **2-robust**, below the 3-robust (2H + 1 for H = 1) hypothesis of the
+paper's results; its cooperative subgraph is 2-robust = H + 1, the weaker condition for W-MSR
+with Byzantine agents. ``"k5"`` is the complete graph (3-robust: the hypothesis holds). An
+integer ``in_nodes`` table ``[A, K]`` (own index first) is accepted, or a stack ``[P, A, K]``
+used periodically, ``in_nodes[u % P]`` at update ``u``; a sequence with a period (static,
+periodic, one-peer) becomes the stack of its period. The batch learners gather a fixed number
+of messages, so every agent must have the same in-degree (:func:`resolve_graph`).
+
+**Time.** As everywhere in the library, time is the runner's ``num_steps``. For these
+episode-based learners one runner step is one *update* (the unit above: one collection of
+``episodes_per_update`` episodes, the consensus epochs, one actor step), so a run of ``E``
+episodes is ``num_steps = E / episodes_per_update`` runner steps; the step index ``t`` is the
+update index (the graph of update ``t`` is ``in_nodes[t % P]``, the attacker sees ``t``),
+and the records hold ``episodes_per_update`` episodes per step.
 
 **Compilation.** A whole grid (scenarios x H x oracle x seeds) is one vmapped program:
 scenario, H, oracle flag, targets and seed are data (``agent_type`` selects the branches with
 ``where``). The training loop is the library's runner (:func:`decentral.runner.run`, one
 update per runner step, the grid as its sweep axis), which gives chunking, a progress bar and
-checkpoints (``checkpoint_dir``): an interrupted run resumes bit-identically.
+checkpoints (``checkpoint_dir``): an interrupted run resumes bit-identically. Every run's
+:class:`LearnParams` are checked by the learner's ``check_params`` before anything compiles.
+
+**Code versions.** ``code_version`` (``"v1"`` / ``"v2"``; ``version=`` is its older name) is
+the authors' code version the grid world and the protocol follow, not the algorithm's
+revision label (``Algorithm.version``); result configurations keep the key ``"version"``.
 
 Example:
     >>> res = run_experiment("malicious", 1, seeds=(50,), episodes=100, progress=False)
@@ -58,6 +74,7 @@ from __future__ import annotations
 import functools
 import itertools
 import math
+import numbers
 import time
 from collections.abc import Sequence
 from typing import Any, NamedTuple
@@ -66,23 +83,26 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from decentral._checks import check_index, check_indices, check_int
+
 from .attackers import Attacker
 from .gridworld import GridParams, GridWorld, grid_world, paper_targets
 from .mlp import (
     AGENT_TYPES,
     COOPERATIVE,
     Batch,
+    LearningProtocol,
     Nets,
-    Protocol,
     Variant,
+    _check_agent_types,
     actor_deltas,
-    actor_step,
     adam_init,
     apply,
     consensus_epoch,
     get_protocol,
     get_variant,
     init_nets,
+    mlp_actor_step,
     value,
 )
 
@@ -177,56 +197,118 @@ def _in_node_tables(patterns: np.ndarray, what: str) -> np.ndarray:
     return out
 
 
-def resolve_graph(graph, num_agents: int = 5) -> np.ndarray:
-    """``"paper"``, ``"k5"`` (5 agents), an in-node table ``[A, K]`` / stack ``[P, A, K]``
-    (own index first), a boolean adjacency ``[A, A]`` (``adj[i, j]``: i hears j) or a
-    :class:`~decentral.graphs.GraphSequence` with a period (static, periodic, one-peer: its
-    edge patterns over one period, weights ignored) -> int32 ``[P, A, K]``, used periodically
-    (``in_nodes[u % P]`` at update ``u``).
-
-    Raises:
-        ValueError: an unknown name, a table of the wrong shape, indices outside the agents,
-            a row that does not start with the agent's own index, a graph whose agents do not
-            all have the same in-degree, a random or explicit (finite) sequence.
-    """
-    from decentral.graphs import GraphSequence
-
-    if isinstance(graph, GraphSequence):
-        if graph.n != num_agents:
-            raise ValueError(f"the graph sequence has {graph.n} agents; this run has "
-                             f"{num_agents}.")
-        if graph.period is None:
-            raise ValueError(f"a {graph.form!r} graph sequence has no period; the batch "
-                             "learners take static, periodic or one-peer sequences (or an "
-                             "in_nodes stack).")
-        pats = graph.weights_host(graph.period) != 0
-        return _in_node_tables(pats, "graph sequence")
-    if isinstance(graph, np.ndarray) and graph.dtype == bool:
-        if graph.shape != (num_agents, num_agents):
-            raise ValueError(f"an adjacency must be bool [{num_agents}, {num_agents}]; got "
-                             f"shape {graph.shape}.")
-        return _in_node_tables(graph[None], "adjacency")
-    if isinstance(graph, str):
-        if graph not in ("paper", "k5"):
-            raise ValueError(f"unknown graph {graph!r}; use 'paper' (the experiment graph, "
-                             "2-robust), 'k5' (complete, 3-robust) or an in_nodes table.")
-        if num_agents != 5:
-            raise ValueError(f"graph {graph!r} has 5 agents; this run has {num_agents}.")
-        table = PAPER_IN_NODES if graph == "paper" else K5_IN_NODES
-        return table[None].copy()
-    arr = np.asarray(graph)
-    if arr.ndim == 2:
-        arr = arr[None]
-    if arr.ndim != 3 or arr.shape[1] != num_agents or arr.shape[2] < 1 \
-            or not np.issubdtype(arr.dtype, np.integer):
-        raise ValueError(f"in_nodes must be an integer table [A = {num_agents}, K] (or a stack "
+def _check_in_nodes(arr, num_agents: int, name: str = "in_nodes") -> np.ndarray:
+    """An in-node stack ``[P, A, K]`` after checking it: integers (not bools, not floats),
+    ``A = num_agents`` rows, indices in ``0..A-1`` (never clamped), each row starting with the
+    agent's own index. The one check of :func:`resolve_graph` and the learner's
+    ``check_params`` (``params.in_nodes``)."""
+    arr = np.asarray(arr)
+    if arr.ndim != 3 or arr.shape[1] != num_agents or arr.shape[0] < 1 or arr.shape[2] < 1 \
+            or arr.dtype == np.bool_ or not np.issubdtype(arr.dtype, np.integer):
+        raise ValueError(f"{name} must be an integer table [A = {num_agents}, K] (or a stack "
                          f"[P, A, K]) listing each agent's own index first; got shape "
                          f"{arr.shape}, dtype {arr.dtype}.")
     if arr.min() < 0 or arr.max() >= num_agents:
-        raise ValueError(f"in_nodes holds indices outside 0..{num_agents - 1}.")
+        raise ValueError(f"{name} holds indices outside 0..{num_agents - 1} (they would be "
+                         "clamped by the gather).")
     if np.any(arr[:, :, 0] != np.arange(num_agents)):
-        raise ValueError("in_nodes[i][0] must be i (each agent hears itself first).")
-    return arr.astype(np.int32)
+        raise ValueError(f"{name}[i][0] must be i (each agent hears itself first).")
+    return arr
+
+
+def resolve_graph(graphs, num_agents: int = 5) -> np.ndarray:
+    """The in-node stack int32 ``[P, A, K]`` of the batch learners' graphs, used periodically
+    (``in_nodes[u % P]`` at update ``u``).
+
+    ``graphs`` is anything :func:`decentral.graphs.as_sequence` accepts, read for who hears
+    whom only (weights ignored; an adjacency without a rule is read with ``rule="row"``): a
+    :class:`~decentral.graphs.GraphSequence` with a period (static, periodic, one-peer: its
+    edge patterns over one period), a float weight matrix ``[A, A]``, a boolean adjacency
+    ``[A, A]`` with self-loops (``adj[i, j]``: i hears j); or, as documented shortcuts, the
+    names ``"paper"`` / ``"k5"`` (5 agents) and an integer in-node table ``[A, K]`` / stack
+    ``[P, A, K]`` (own index first). Graphs become tables with the own index first, then the
+    in-neighbours in cyclic order ``i + 1, i + 2, ... (mod A)``.
+
+    Raises:
+        ValueError: an unknown name, a table of the wrong shape, indices outside the agents,
+            a row that does not start with the agent's own index, a graph ``as_sequence``
+            refuses (an adjacency without self-loops among them: see
+            :func:`decentral.graphs.add_self_loops`), a graph whose agents do not all have the
+            same in-degree, a random or explicit (finite) sequence, another number of agents.
+
+    Example:
+        >>> import decentral.graphs as g
+        >>> resolve_graph(g.complete(3), 3)[0].tolist()
+        [[0, 1, 2], [1, 2, 0], [2, 0, 1]]
+    """
+    from decentral.graphs import GraphSequence, as_sequence
+
+    if isinstance(graphs, str):
+        if graphs not in ("paper", "k5"):
+            raise ValueError(f"unknown graph {graphs!r}; use 'paper' (the experiment graph, "
+                             "2-robust), 'k5' (complete, 3-robust), an in_nodes table or any "
+                             "graph decentral.graphs.as_sequence accepts.")
+        if num_agents != 5:
+            raise ValueError(f"graph {graphs!r} has 5 agents; this run has {num_agents}.")
+        table = PAPER_IN_NODES if graphs == "paper" else K5_IN_NODES
+        return table[None].copy()
+    if isinstance(graphs, GraphSequence):
+        seq = graphs
+    else:
+        arr = np.asarray(graphs)
+        if arr.dtype == np.bool_ or (arr.ndim == 2 and arr.shape[0] == arr.shape[1]
+                                     and np.issubdtype(arr.dtype, np.floating)):
+            if arr.shape != (num_agents, num_agents):
+                kind = "an adjacency must be bool" if arr.dtype == np.bool_ else \
+                    "a weight matrix must be"
+                raise ValueError(f"{kind} [{num_agents}, {num_agents}]; got shape "
+                                 f"{arr.shape}.")
+            seq = as_sequence(arr, default_rule="row")
+        else:
+            return _check_in_nodes(arr[None] if arr.ndim == 2 else arr, num_agents
+                                   ).astype(np.int32)
+    if seq.n != num_agents:
+        raise ValueError(f"the graph sequence has {seq.n} agents; this run has {num_agents}.")
+    if seq.period is None:
+        raise ValueError(f"a {seq.form!r} graph sequence has no period; the batch "
+                         "learners take static, periodic or one-peer sequences (or an "
+                         "in_nodes stack).")
+    pats = seq.weights_host(seq.period) != 0
+    return _in_node_tables(pats, "graph sequence")
+
+
+def _num_agents_of(graphs) -> int:
+    """The number of agents of a ``graphs`` argument (5 for the named graphs)."""
+    from decentral.graphs import GraphSequence
+
+    if isinstance(graphs, str):
+        return 5
+    if isinstance(graphs, GraphSequence):
+        return graphs.n
+    shape = np.shape(graphs)
+    if len(shape) < 2:
+        raise ValueError(f"graphs must be 'paper', 'k5', an in_nodes table [A, K] / stack "
+                         f"[P, A, K] or a graph decentral.graphs.as_sequence accepts; got "
+                         f"shape {shape}.")
+    return int(shape[-2])
+
+
+def _graphs_alias(graphs, graph):
+    """``graphs``, or its older keyword ``graph`` (never both); default ``"paper"``."""
+    if graph is not None:
+        if graphs is not None:
+            raise ValueError("give graphs= or its older name graph=, not both.")
+        return graph
+    return "paper" if graphs is None else graphs
+
+
+def _version_alias(code_version, version):
+    """``code_version``, or its older keyword ``version`` (never both); default ``"v1"``."""
+    if version is not None:
+        if code_version is not None:
+            raise ValueError("give code_version= or its older name version=, not both.")
+        return version
+    return "v1" if code_version is None else code_version
 
 
 # ------------------------------------------------------------------------------------------
@@ -235,19 +317,29 @@ def resolve_graph(graph, num_agents: int = 5) -> np.ndarray:
 
 
 class LearnParams(NamedTuple):
-    """The data of one run (the runner sweeps the grid over them).
+    """The data of one run (the runner sweeps the grid over them). Checked wherever it
+    arrives: the learner's ``check_params`` (which :func:`~decentral.runner.run` calls on
+    every run's params, each swept value separately) refuses every field below that breaks its
+    contract, with the field named.
 
     Attributes:
-        H: int32, in-neighbours the aggregation tolerates (0: plain mean).
-        agent_type: int32 ``[A]`` (:data:`~decentral.resilient_ac.mlp.AGENT_TYPES`).
-        oracle: bool, cooperative agents fit ``r_coop`` instead of their own reward.
-        targets: int32 ``[A, 2]`` grid targets.
-        seed: int32, folded into every key of the run.
-        phase: int32, folded into the keys (v2's second phase draws afresh).
-        warm: bool, start from ``start_nets`` instead of fresh networks.
-        start_nets: :class:`~decentral.resilient_ac.mlp.Nets` to warm-start from.
-        in_nodes: int32 ``[P, A, K]`` in-node tables.
-        critic_lr, actor_lr, gamma, epsilon: the hyperparameters (:data:`HYPERPARAMS`).
+        H: int32 scalar >= 0, in-neighbours the aggregation tolerates (0: plain mean); an
+            integer, never a bool or a float (which would be truncated).
+        agent_type: int32 ``[A]`` (:data:`~decentral.resilient_ac.mlp.AGENT_TYPES` codes);
+            adversarial codes only in the learner's ``adversary_slots``, at least one
+            cooperative agent.
+        oracle: bool scalar, cooperative agents fit ``r_coop`` instead of their own reward.
+        targets: int32 ``[A, 2]`` grid targets, cells of the grid.
+        seed: uint32 scalar, the experiment seed (distinct integers in [0, 2**32), checked by
+            :func:`decentral.runner.validate_seeds` in :func:`run_runs`), folded into every
+            key of the run.
+        phase: int32 scalar >= 0, folded into the keys (v2's second phase draws afresh).
+        warm: bool scalar, start from ``start_nets`` instead of fresh networks.
+        start_nets: :class:`~decentral.resilient_ac.mlp.Nets` to warm-start from (the shapes
+            of the learner's networks, also when ``warm`` is False).
+        in_nodes: int32 ``[P, A, K]`` in-node tables (own index first, indices in range).
+        critic_lr, actor_lr: finite rates > 0; gamma: the discount in ``[0, 1)``; epsilon:
+            the exploration probability in ``[0, 1]`` (:data:`HYPERPARAMS`).
     """
 
     H: Any
@@ -364,9 +456,10 @@ def _concat_batches(a: Batch, b: Batch) -> Batch:
     return jax.tree_util.tree_map(lambda x, y: jnp.concatenate([x, y], axis=0), a, b)
 
 
-def learner(version: str | Protocol = "v1", variant: str | Variant = "corrected", *,
-            collision: str | None = None, num_agents: int = 5,
-            adversary_slots: tuple[int, ...] = (ADVERSARY,), attacker: Attacker | None = None):
+def learner(code_version: str | LearningProtocol | None = None,
+            variant: str | Variant = "corrected", *, collision: str | None = None,
+            num_agents: int = 5, adversary_slots: tuple[int, ...] = (ADVERSARY,),
+            attacker: Attacker | None = None, version: str | LearningProtocol | None = None):
     """The training loop of one run as a runner :class:`~decentral.runner.Algorithm` (cached
     for the default attacker: the same arguments give the same object, so the runner compiles
     once).
@@ -375,8 +468,20 @@ def learner(version: str | Protocol = "v1", variant: str | Variant = "corrected"
     and team-reward templates) or takes ``params.start_nets``; ``step(key, state, params, t,
     None) -> (state, EpisodeMetrics [n_ep_fixed])`` is one update (module docstring).
 
+    **One runner step is one update** ("time is ``num_steps`` everywhere"): the collection of
+    ``protocol.episodes_per_update`` episodes, ``protocol.epochs`` consensus epochs and one
+    actor step. A run of ``E`` episodes is ``run(alg, params, seeds, E //
+    episodes_per_update)``; ``t`` is the update index (graph ``params.in_nodes[t % P]``), and
+    each record holds the metrics of that update's ``episodes_per_update`` episodes.
+
+    The graphs are data (``params.in_nodes``, built by :func:`resolve_graph` in
+    :func:`run_runs`), so the learner has no graph argument; every run's params are checked by
+    its ``check_params`` (:class:`LearnParams`).
+
     Args:
-        version: ``"v1"`` / ``"v2"`` (the :class:`~decentral.resilient_ac.mlp.Protocol`).
+        code_version: ``"v1"`` / ``"v2"`` (the authors' code version:
+            :class:`~decentral.resilient_ac.mlp.LearningProtocol`) or a protocol; default
+            ``"v1"``. ``version=`` is its older name (give one of the two).
         variant: ``"corrected"`` (default), ``"faithful"``, a label or a
             :class:`~decentral.resilient_ac.mlp.Variant`.
         collision: the grid world's occupancy rule (default: the variant's).
@@ -387,15 +492,123 @@ def learner(version: str | Protocol = "v1", variant: str | Variant = "corrected"
             experiments' greedy / faulty / malicious agents,
             :func:`~decentral.resilient_ac.mlp.learning_adversaries`; any attacker of the
             contract of :func:`~decentral.resilient_ac.mlp.consensus_epoch`). Its params are
-            its own (not swept); the agents' actors learn from the critic rows it keeps.
+            its own (not swept; checked here by its ``check_params``); the agents' actors learn
+            from the critic rows it keeps.
     """
+    code_version = _version_alias(code_version, version)
     if attacker is not None and not isinstance(attacker, Attacker):
         raise ValueError(f"attacker must be a resilient_ac.Attacker; got "
                          f"{type(attacker).__name__}.")
-    slots = tuple(int(s) for s in adversary_slots)
+    slots = check_indices(adversary_slots, "adversary_slots",
+                          check_int(num_agents, "num_agents"), unique=True,
+                          hint="adversary_slots lists agent indices, e.g. (4,).")
     if attacker is None:
-        return _learner(version, variant, collision, num_agents, slots, None)
-    return _learner.__wrapped__(version, variant, collision, num_agents, slots, attacker)
+        return _learner(code_version, variant, collision, num_agents, slots, None)
+    attacker.validate_params(None, name="attacker.params")
+    return _learner.__wrapped__(code_version, variant, collision, num_agents, slots, attacker)
+
+
+def _real_scalar(x, name: str) -> float:
+    """``x`` as a float after checking it is one real number (not a bool, not an array)."""
+    arr = np.asarray(x)
+    if arr.ndim != 0 or arr.dtype == np.bool_ or not np.issubdtype(arr.dtype, np.number) \
+            or np.issubdtype(arr.dtype, np.complexfloating):
+        raise ValueError(f"{name} must be one real number; got {x!r}.")
+    return float(arr)
+
+
+def _check_positive_finite(x, name):
+    v = _real_scalar(x, name) if not isinstance(x, bool) else math.nan
+    if not math.isfinite(v) or v <= 0:
+        raise ValueError(f"{name} must be a finite positive number; got {x!r}.")
+    return v
+
+
+def _check_gamma(x, name: str = "gamma") -> float:
+    v = _real_scalar(x, name) if not isinstance(x, bool) else math.nan
+    if not 0.0 <= v < 1.0:
+        raise ValueError(f"{name} (the discount) must lie in [0, 1); got {x!r}.")
+    return v
+
+
+def _check_epsilon(x, name: str = "epsilon") -> float:
+    v = _real_scalar(x, name) if not isinstance(x, bool) else math.nan
+    if not 0.0 <= v <= 1.0:
+        raise ValueError(f"{name} (exploration probability) must lie in [0, 1]; got {x!r}.")
+    return v
+
+
+def _check_H(H, name: str = "H"):
+    if np.ndim(H) != 0:
+        raise ValueError(f"{name} must be one non-negative int per run (0 = plain mean, the "
+                         f"non-resilient baseline); got shape {np.shape(H)}.")
+    if isinstance(H, np.ndarray):
+        H = H[()]
+    if isinstance(H, bool | np.bool_) or not isinstance(H, (int, np.integer)) or H < 0:
+        raise ValueError(f"{name} must be a non-negative int (0 = plain mean, the "
+                         f"non-resilient baseline); got {H!r}.")
+    return int(H)
+
+
+def _scalar_of(x, name: str, kind: str):
+    """One value of ``kind`` (``"bool"`` or ``"int"``) from ``x`` (a 0-d array or scalar)."""
+    arr = np.asarray(x)
+    if arr.ndim != 0:
+        raise ValueError(f"{name} must be one {kind} per run; got shape {arr.shape}.")
+    if kind == "bool":
+        if arr.dtype != np.bool_:
+            raise ValueError(f"{name} must be a bool; got {x!r} (dtype {arr.dtype}).")
+        return bool(arr)
+    return check_int(arr, name, minimum=0)
+
+
+def _check_learn_params(params, env: GridWorld, slots: tuple, template) -> None:
+    """The learner's ``check_params``: every field of :class:`LearnParams` (one run)."""
+    if not isinstance(params, LearnParams):
+        raise ValueError(f"params must be LearnParams (see run_runs); got "
+                         f"{type(params).__name__}.")
+    A = env.num_agents
+    _check_H(params.H, "params.H")
+    types = np.asarray(params.agent_type)
+    if types.shape != (A,) or types.dtype == np.bool_ or \
+            not np.issubdtype(types.dtype, np.integer):
+        raise ValueError(f"params.agent_type must be integer codes [A = {A}] "
+                         f"({AGENT_TYPES}); got shape {types.shape}, dtype {types.dtype}.")
+    unknown = sorted(set(types.tolist()) - set(AGENT_TYPES.values()))
+    if unknown:
+        raise ValueError(f"params.agent_type holds unknown codes {unknown}; use "
+                         f"{AGENT_TYPES}.")
+    try:
+        _check_agent_types(types, slots)
+    except ValueError as exc:
+        raise ValueError(f"params.agent_type: {exc}") from None
+    if not np.any(types == COOPERATIVE):
+        raise ValueError("params.agent_type: at least one agent must be cooperative.")
+    _scalar_of(params.oracle, "params.oracle", "bool")
+    env._check_params(GridParams(params.targets))
+    seed = _scalar_of(params.seed, "params.seed", "int")
+    seed_dtype = np.asarray(params.seed).dtype
+    if seed > 2**32 - 1 or (np.issubdtype(seed_dtype, np.signedinteger)
+                            and seed > 2**31 - 1):
+        raise ValueError(f"params.seed must lie in [0, 2**32) and be stored unsigned "
+                         f"(np.uint32) above 2**31 - 1; got {seed} ({seed_dtype}).")
+    _scalar_of(params.phase, "params.phase", "int")
+    _scalar_of(params.warm, "params.warm", "bool")
+    want = jax.tree_util.tree_structure(template)
+    if jax.tree_util.tree_structure(params.start_nets) != want:
+        raise ValueError(f"params.start_nets must be Nets of the learner's networks; got "
+                         f"{jax.tree_util.tree_structure(params.start_nets)}.")
+    for (path, leaf), tmpl in zip(jax.tree_util.tree_flatten_with_path(params.start_nets)[0],
+                                  jax.tree_util.tree_leaves(template), strict=True):
+        if tuple(np.shape(leaf)) != tuple(tmpl.shape):
+            raise ValueError(f"params.start_nets{jax.tree_util.keystr(path)} must have shape "
+                             f"{tuple(tmpl.shape)} (the learner's networks); got "
+                             f"{tuple(np.shape(leaf))}.")
+    _check_in_nodes(params.in_nodes, A, "params.in_nodes")
+    _check_positive_finite(params.critic_lr, "params.critic_lr")
+    _check_positive_finite(params.actor_lr, "params.actor_lr")
+    _check_gamma(params.gamma, "params.gamma")
+    _check_epsilon(params.epsilon, "params.epsilon")
 
 
 @functools.lru_cache(maxsize=32)
@@ -407,6 +620,12 @@ def _learner(version, variant, collision, num_agents, slots, attacker):
     env = grid_world(protocol.version, collision=collision or var.collision,
                      num_agents=num_agents)
     n_ep = protocol.episodes_per_update
+    template = jax.eval_shape(lambda: init_nets(jax.random.key(0), env.num_agents, env.obs_dim,
+                                                env.tr_input_dim, env.num_actions,
+                                                protocol.width, protocol.shared_templates))
+
+    def check_params(params) -> None:
+        _check_learn_params(params, env, slots, template)
 
     def keys_of(key, params):
         key = jax.random.fold_in(jax.random.fold_in(key, params.seed), params.phase)
@@ -432,6 +651,8 @@ def _learner(version, variant, collision, num_agents, slots, attacker):
 
     def step(key, state: LearnerState, params: LearnParams, t, x_t):
         del x_t
+        # host arrays (params held fixed under vmap) indexed by traced values need JAX arrays
+        params = jax.tree_util.tree_map(jnp.asarray, params)
         key = keys_of(key, params)
         k_collect, k_epochs, k_actor = jax.random.split(key, 3)
         nets = state.nets
@@ -453,9 +674,9 @@ def _learner(version, variant, collision, num_agents, slots, attacker):
 
         nets, _ = jax.lax.scan(epoch, nets, jax.random.split(k_epochs, protocol.epochs))
         deltas = actor_deltas(nets, batch, params.agent_type, params.gamma)
-        actors, opt = actor_step(k_actor, nets.actor, state.actor_opt, batch, deltas,
-                                 params.agent_type, params.actor_lr,
-                                 protocol.adversary_actor_batch)
+        actors, opt = mlp_actor_step(k_actor, nets.actor, state.actor_opt, batch, deltas,
+                                     params.agent_type, params.actor_lr,
+                                     protocol.adversary_actor_batch)
         nets = nets._replace(actor=actors)
         buffer = batch if protocol.buffer_collections > 1 else None
         return LearnerState(nets, opt, buffer, jnp.ones((), bool)), metrics
@@ -464,16 +685,13 @@ def _learner(version, variant, collision, num_agents, slots, attacker):
               "env": {"version": env.version, "collision": env.collision,
                       "num_agents": env.num_agents, "horizon": env.horizon},
               "adversary_slots": list(slots)}
-    if attacker is not None:            # (the default adds nothing: old checkpoints resume)
-        from decentral.runner.fingerprint import Unfingerprintable, function_parts, hash_tree
-        try:
-            config["attacker"] = {"name": attacker.name, "params": hash_tree(attacker.params),
-                                  "init": function_parts(attacker.init, "attacker.init"),
-                                  "step": function_parts(attacker.step, "attacker.step")}
-        except Unfingerprintable:
-            config = None
+    if attacker is not None:
+        from decentral.runner.fingerprint import hash_tree
+
+        config["attacker"] = {"name": attacker.name, "params": hash_tree(attacker.params)}
     return Algorithm(init=init, step=step, name=f"rpbcac.{protocol.version}.{var.name}",
-                     version="1", config=config)
+                     version="1", config=config, check_params=check_params,
+                     divergence_hint="reduce params.critic_lr or params.actor_lr")
 
 
 def _record_metrics(state, ctx):
@@ -512,7 +730,9 @@ def _agent_types(scenario, num_agents: int, adversary: int) -> np.ndarray:
                              f"{', '.join(SCENARIOS)} or a per-agent list of type names.")
         types = np.zeros(num_agents, np.int32)
         if scenario != "cooperative":
-            types[adversary] = AGENT_TYPES[scenario]
+            types[check_index(adversary, "adversary", num_agents,
+                              hint="adversary is the adversarial agent's index.")] = \
+                AGENT_TYPES[scenario]
         return types
     arr = list(scenario)
     if len(arr) != num_agents:
@@ -523,27 +743,16 @@ def _agent_types(scenario, num_agents: int, adversary: int) -> np.ndarray:
             if a not in AGENT_TYPES:
                 raise ValueError(f"unknown agent type {a!r}; use one of {sorted(AGENT_TYPES)}.")
             out.append(AGENT_TYPES[a])
-        elif int(a) in AGENT_TYPES.values():
+        elif isinstance(a, numbers.Integral) and not isinstance(a, bool | np.bool_) \
+                and int(a) in AGENT_TYPES.values():
             out.append(int(a))
         else:
-            raise ValueError(f"unknown agent type code {a!r}.")
+            raise ValueError(f"unknown agent type code {a!r} in scenario: use a type name of "
+                             f"{sorted(AGENT_TYPES)} or its integer code "
+                             f"{sorted(AGENT_TYPES.values())} (not a bool or a float).")
     if all(t != COOPERATIVE for t in out):
         raise ValueError("at least one agent must be cooperative.")
     return np.asarray(out, np.int32)
-
-
-def _check_positive_finite(x, name):
-    if isinstance(x, bool) or not isinstance(x, (int, float, np.integer, np.floating)) \
-            or not math.isfinite(x) or x <= 0:
-        raise ValueError(f"{name} must be a finite positive number; got {x!r}.")
-    return float(x)
-
-
-def _check_H(H):
-    if isinstance(H, bool) or not isinstance(H, (int, np.integer)) or H < 0:
-        raise ValueError(f"H must be a non-negative int (0 = plain mean, the non-resilient "
-                         f"baseline); got {H!r}.")
-    return int(H)
 
 
 def _targets(version: str, seed: int, num_agents: int) -> np.ndarray:
@@ -576,29 +785,34 @@ def run_grid(scenarios: Sequence, Hs: Sequence[int], *, oracles: Sequence[bool] 
                             res.estimate.reshape(shape), cfg, res.seconds)
 
 
-def run_runs(specs: Sequence[tuple], *, version: str | Protocol = "v1",
+def run_runs(specs: Sequence[tuple], *, code_version: str | LearningProtocol | None = None,
              variant: str | Variant = "corrected", seeds: Sequence[int] | None = None,
-             episodes: int | None = None, phases: int | None = None, graph: Any = "paper",
+             episodes: int | None = None, phases: int | None = None, graphs: Any = None,
              adversary: int = ADVERSARY, critic_lr: float = HYPERPARAMS["critic_lr"],
              actor_lr: float = HYPERPARAMS["actor_lr"], gamma: float = HYPERPARAMS["gamma"],
              epsilon: float = HYPERPARAMS["epsilon"], collision: str | None = None,
              checkpoint_dir: str | None = None, progress: bool | None = None,
-             chunk_size: int | None = None, attacker: Attacker | None = None
+             chunk_size: int | None = None, attacker: Attacker | None = None,
+             version: str | LearningProtocol | None = None, graph: Any = None
              ) -> ExperimentResult:
     """A list of runs ``(scenario, H, oracle)``, each on every seed, as one compiled program.
 
     Args:
         specs: ``(scenario, H, oracle)`` triples; scenario a name of :data:`SCENARIOS` or a
             per-agent list of type names / codes; H an int >= 0 (0: plain mean); oracle bool.
-        version: ``"v1"`` or ``"v2"``.
+        code_version: ``"v1"`` (default) or ``"v2"``, the authors' code version (or a
+            :class:`~decentral.resilient_ac.mlp.LearningProtocol`); ``version=`` is its older
+            name (give one of the two).
         variant: ``"corrected"`` (default), ``"faithful"``, a label or a Variant.
         seeds: ints; the authors' seeds (:func:`default_seeds`, the default) use their
             tabulated targets, other seeds draw targets from ``jax.random.key(seed)``.
         episodes: episodes per phase (default: the paper's, 10 000 / 4000); a multiple of the
-            protocol's episodes per update.
+            protocol's episodes per update (one runner step is one update: module docstring).
         phases: default 1 (v1) / 2 (v2); each later phase warm-starts from the previous one's
             networks.
-        graph: ``"paper"``, ``"k5"`` or an in_nodes table / stack (:func:`resolve_graph`).
+        graphs: ``"paper"`` (default), ``"k5"``, an in_nodes table / stack, or anything
+            :func:`decentral.graphs.as_sequence` accepts (:func:`resolve_graph`); ``graph=``
+            is its older name (give one of the two).
         adversary: the adversary's index for named scenarios.
         critic_lr, actor_lr, gamma, epsilon: hyperparameters (:data:`HYPERPARAMS`).
         collision: the v2 occupancy rule (default: the variant's).
@@ -609,40 +823,39 @@ def run_runs(specs: Sequence[tuple], *, version: str | Protocol = "v1",
             faulty / malicious agents as their scenario names them; see :func:`learner`).
 
     Returns:
-        :class:`ExperimentResult` with arrays ``[R, S, phases * episodes]``.
+        :class:`ExperimentResult` with arrays ``[R, S, phases * episodes]``; its ``config``
+        keeps the keys ``"version"`` (the code version) and ``"graph"``.
 
     Raises:
         ValueError: unknown version / variant / scenario / graph, H < 0, non-finite or
             non-positive rates, gamma outside [0, 1), epsilon outside [0, 1], an episode count
-            that is not a positive multiple of the episodes per update.
+            that is not a positive multiple of the episodes per update (the rates, gamma,
+            epsilon and H by the same checks as the learner's ``check_params``).
     """
     from decentral.runner import run
 
-    protocol = get_protocol(version)
+    protocol = get_protocol(_version_alias(code_version, version))
+    graph = _graphs_alias(graphs, graph)
     var = get_variant(protocol.version, variant)
     critic_lr = _check_positive_finite(critic_lr, "critic_lr")
     actor_lr = _check_positive_finite(actor_lr, "actor_lr")
-    if isinstance(gamma, bool) or not isinstance(gamma, (int, float)) \
-            or not 0.0 <= float(gamma) < 1.0:
-        raise ValueError(f"gamma (the discount) must lie in [0, 1); got {gamma!r}.")
-    if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float)) \
-            or not 0.0 <= float(epsilon) <= 1.0:
-        raise ValueError(f"epsilon (exploration probability) must lie in [0, 1]; got "
-                         f"{epsilon!r}.")
-    A = 5 if isinstance(graph, str) else int(np.asarray(graph).shape[-2])
+    gamma = _check_gamma(gamma)
+    epsilon = _check_epsilon(epsilon)
+    A = _num_agents_of(graph)
     in_nodes = resolve_graph(graph, A)
-    seeds = list(default_seeds(protocol.version) if seeds is None else seeds)
-    if not seeds:
-        raise ValueError("seeds is empty.")
+    from decentral.runner import validate_seeds
+
+    # the experiment seeds are swept params (the runner runs one seed of the whole grid),
+    # checked by the runner's own rule: distinct integers in [0, 2**32)
+    seeds = [int(s) for s in validate_seeds(default_seeds(protocol.version) if seeds is None
+                                            else seeds)]
     n_up_ep = protocol.episodes_per_update
     episodes = _PAPER_EPISODES[protocol.version] if episodes is None else episodes
     if isinstance(episodes, bool) or not isinstance(episodes, (int, np.integer)) \
             or episodes < n_up_ep or episodes % n_up_ep:
         raise ValueError(f"episodes must be a positive multiple of {n_up_ep} (episodes per "
                          f"update of {protocol.version}); got {episodes!r}.")
-    phases = _PAPER_PHASES[protocol.version] if phases is None else int(phases)
-    if phases < 1:
-        raise ValueError(f"phases must be >= 1; got {phases}.")
+    phases = _PAPER_PHASES[protocol.version] if phases is None else check_int(phases, "phases")
     if not specs:
         raise ValueError("specs is empty.")
     specs = [(s, _check_H(h), bool(o)) for s, h, o in specs]
@@ -664,7 +877,7 @@ def run_runs(specs: Sequence[tuple], *, version: str | Protocol = "v1",
         agent_type=np.stack([types[r] for r, _ in combos]),
         oracle=np.asarray([specs[r][2] for r, _ in combos]),
         targets=np.stack([_targets(protocol.version, seeds[k], A) for _, k in combos]),
-        seed=np.asarray([seeds[k] for _, k in combos], np.int32),
+        seed=np.asarray([seeds[k] for _, k in combos], np.uint32),
         phase=np.zeros(P, np.int32), warm=np.zeros(P, bool), start_nets=zero_nets,
         in_nodes=in_nodes, critic_lr=np.asarray(critic_lr, f), actor_lr=np.asarray(actor_lr, f),
         gamma=np.asarray(gamma, f), epsilon=np.asarray(epsilon, f))
@@ -704,19 +917,22 @@ def run_runs(specs: Sequence[tuple], *, version: str | Protocol = "v1",
     return ExperimentResult(*out, config=config, seconds=seconds)
 
 
-def run_experiment(scenario, H: int, *, version: str = "v1", variant="corrected",
+def run_experiment(scenario, H: int, *, code_version: str | None = None, variant="corrected",
                    seeds: Sequence[int] | None = None, episodes: int | None = None,
-                   graph: Any = "paper", oracle: bool = False, **kwargs) -> ExperimentResult:
+                   graphs: Any = None, oracle: bool = False, version: str | None = None,
+                   graph: Any = None, **kwargs) -> ExperimentResult:
     """One scenario at one H: arrays ``[S, phases * episodes]``.
 
-    A thin wrapper of :func:`run_runs` (see there for every argument). ``H = 0`` is the
+    A thin wrapper of :func:`run_runs` (see there for every argument; ``code_version`` and
+    ``graphs`` have their older names ``version=`` and ``graph=``). ``H = 0`` is the
     non-resilient plain-mean baseline (Zhang et al. 2018 in the batch form).
 
     Example: ``run_experiment("faulty", 1, seeds=(50,), episodes=100)`` (about 12 s on two
     CPU cores) returns ``coop_return`` of shape ``(1, 100)``; the module docstring runs one.
     """
-    res = run_runs([(scenario, H, oracle)], version=version, variant=variant, seeds=seeds,
-                   episodes=episodes, graph=graph, **kwargs)
+    res = run_runs([(scenario, H, oracle)], code_version=_version_alias(code_version, version),
+                   variant=variant, seeds=seeds, episodes=episodes,
+                   graphs=_graphs_alias(graphs, graph), **kwargs)
     return res._replace(coop_return=res.coop_return[0],
                         adversary_return=res.adversary_return[0], estimate=res.estimate[0])
 

@@ -75,7 +75,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from decentral._checks import check_int
+from decentral._checks import check_indices, check_int
 
 __all__ = [
     "GridParams",
@@ -210,8 +210,8 @@ class GridWorld:
     docstring (Figura, Lin, Liu, Gupta, arXiv:2111.06776, as in the authors' code).
 
     Attributes:
-        version: ``"v1"`` (6 x 6, simultaneous moves, ÷10) or ``"v2"`` (5 x 5, sequential
-            moves, ÷5).
+        version: the code version, ``"v1"`` (6 x 6, simultaneous moves, ÷10) or ``"v2"``
+            (5 x 5, sequential moves, ÷5); also readable as :attr:`code_version`.
         collision: v2's occupancy rule, ``"fixed"`` (default) or ``"as_coded"``; v1's code
             already leaves the agent itself out, so both names give the same v1 dynamics.
         num_agents: N (5 in the paper).
@@ -236,6 +236,11 @@ class GridWorld:
         object.__setattr__(self, "horizon", check_int(self.horizon, "horizon"))
 
     # --- derived configuration -----------------------------------------------------------
+
+    @property
+    def code_version(self) -> str:
+        """The authors' code version this grid follows (``version``: ``"v1"`` / ``"v2"``)."""
+        return self.version
 
     @property
     def size(self) -> int:
@@ -322,10 +327,21 @@ class GridWorld:
                    ) -> tuple[jax.Array, jax.Array]:
         """The dynamics without scaling: ``(new_pos int32 [N, 2], raw_rewards int32 [N])``.
 
-        The raw rewards are the integers of the module docstring (before ÷10 or ÷5). Actions
-        are clamped to ``0..num_actions-1`` (what an out-of-range action does under jit, where
-        it cannot be checked).
+        The raw rewards are the integers of the module docstring (before ÷10 or ÷5). Concrete
+        actions must be integers in ``0..num_actions-1`` (a float or bool, which ``int32`` would
+        truncate, or an index out of range is refused); under jit, where they cannot be
+        checked, an out-of-range action is clamped.
+
+        Raises:
+            ValueError: concrete actions that are not integer action indices.
         """
+        if not isinstance(actions, jax.core.Tracer):
+            acts = np.asarray(actions)
+            if acts.dtype == np.bool_ or not np.issubdtype(acts.dtype, np.integer):
+                raise ValueError(f"actions must be integer action indices "
+                                 f"0..{self.num_actions - 1}; got dtype {acts.dtype}.")
+            check_indices(acts, "actions", self.num_actions,
+                          hint="Actions index the grid moves (0..num_actions-1).")
         pos = jnp.asarray(pos, jnp.int32)
         actions = jnp.clip(jnp.asarray(actions, jnp.int32), 0, self.num_actions - 1)
         targets = jnp.asarray(targets, jnp.int32)
@@ -425,12 +441,15 @@ class GridWorld:
         return per_agent.reshape(*obs.shape[:-1], 3 * n)
 
 
-def grid_world(version: str = "v1", *, collision: str = "fixed", num_agents: int = 5,
-               horizon: int = 20) -> GridWorld:
+def grid_world(code_version: str | None = None, *, collision: str = "fixed",
+               num_agents: int = 5, horizon: int = 20, version: str | None = None
+               ) -> GridWorld:
     """The paper's grid world (Figura, Lin, Liu, Gupta, arXiv:2111.06776).
 
     Args:
-        version: ``"v1"`` (6 x 6) or ``"v2"`` (5 x 5), the two code versions.
+        code_version: ``"v1"`` (6 x 6, the default) or ``"v2"`` (5 x 5), the two code versions
+            of the authors' repository (not an algorithm's revision label); ``version=`` is
+            its older name (give one of the two; :attr:`GridWorld.version` keeps it).
         collision: v2's occupancy test: ``"fixed"`` (default, the corrected rule) or
             ``"as_coded"`` (as in the authors' code, commit f10f863: the agent counts itself,
             so the free-cell reward never fires). Same dynamics for v1.
@@ -442,8 +461,10 @@ def grid_world(version: str = "v1", *, collision: str = "fixed", num_agents: int
         >>> env.size, env.reward_scale, env.obs_dim, env.tr_input_dim
         (5, 5, 10, 15)
     """
-    return GridWorld(version=version, collision=collision, num_agents=num_agents,
-                     horizon=horizon)
+    if version is not None and code_version is not None:
+        raise ValueError("give code_version= or its older name version=, not both.")
+    code = version if version is not None else "v1" if code_version is None else code_version
+    return GridWorld(version=code, collision=collision, num_agents=num_agents, horizon=horizon)
 
 
 def _check_version(version: str) -> str:

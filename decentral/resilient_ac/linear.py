@@ -83,17 +83,18 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from decentral.graphs import GraphSequence, as_table, gather
+from decentral._checks import sum_tolerance
+from decentral.graphs import GraphSequence, as_sequence, as_table, gather
 from decentral.hypotheses import warn_hypothesis
 from decentral.schedules import StepSize, polynomial, satisfies_robbins_monro, validate_step_size
 
 from .aggregators import get_aggregator
 from .attackers import Attacker, receiver_views, replace_byzantine_messages
 from .consensus import (
-    _as_sequence,
     _byzantine_layout,
     _check_byzantine,
     _check_H,
+    _hypotheses_once,
     check_hypotheses,
 )
 from .projection import projection_step
@@ -105,7 +106,7 @@ __all__ = [
     "malicious_adversary", "ADVERSARIES",
     "LinearACParams", "LinearACState", "LinearACInfo", "linear_params",
     "linear_actor_critic", "rpbcac", "CONSENSUS_VARIANTS",
-    "local_critic_step", "local_reward_step", "policy_score", "actor_step",
+    "local_critic_step", "local_reward_step", "policy_score", "linear_actor_step", "actor_step",
     "estimates_of", "parameters_of",
     "example1_mdp", "example1_attacker", "example1_figure_data", "EXAMPLE1_FEATURES",
     "EXAMPLE1_REWARDS",
@@ -193,7 +194,8 @@ def _host(a, name: str, ndim: int) -> np.ndarray:
 
 def validate_mdp(mdp: FiniteMDP, *, tol: float = 1e-8) -> FiniteMDP:
     """Check an MDP on the host (shapes, finiteness, stochastic rows, nonzero features); return
-    it unchanged.
+    it unchanged. Probability sums must be 1 within ``tol``, raised to ``64 S eps`` of the
+    arrays' dtype when that is larger (the float32 MDP a float32 run holds is valid).
 
     Raises:
         ValueError: what is wrong and how to fix it.
@@ -209,7 +211,9 @@ def validate_mdp(mdp: FiniteMDP, *, tol: float = 1e-8) -> FiniteMDP:
     if np.any(P < 0):
         raise ValueError("mdp.transition has negative probabilities.")
     sums = P.sum(axis=2)
-    bad = np.argwhere(np.abs(sums - 1.0) > tol)
+    # sums checked in the precision of the given arrays (float32 rows: ~S eps32, not 1e-8)
+    row_tol = sum_tolerance(np.asarray(mdp.transition).dtype, S, tol)
+    bad = np.argwhere(np.abs(sums - 1.0) > row_tol)
     if bad.size:
         s, a = bad[0]
         raise ValueError(f"mdp.transition[{s}, {a}] sums to {sums[s, a]!r}, not 1; normalise "
@@ -234,7 +238,8 @@ def validate_mdp(mdp: FiniteMDP, *, tol: float = 1e-8) -> FiniteMDP:
                              "projection step divides by ||feature||^2, so every feature must "
                              "be nonzero (add a constant coordinate, for instance).")
     mu0 = _host(mdp.initial_distribution, "initial_distribution", 1)
-    if mu0.shape != (S,) or np.any(mu0 < 0) or abs(mu0.sum() - 1.0) > tol:
+    mu_tol = sum_tolerance(np.asarray(mdp.initial_distribution).dtype, S, tol)
+    if mu0.shape != (S,) or np.any(mu0 < 0) or abs(mu0.sum() - 1.0) > mu_tol:
         raise ValueError(f"mdp.initial_distribution must be a probability vector of length {S}.")
     return mdp
 
@@ -595,7 +600,23 @@ def feature_extreme(critic: float = 1.0, team_reward: float = -1.0, *,
               "critic_target": pad(tc), "team_reward_target": pad(tr)}
     name = "feature_extreme" if width == 1 and not (tc.any() or tr.any()) else \
         "feature_extreme_fixed_direction"
-    return Attacker(init, step, params, name)
+    return Attacker(init, step, params, name, _check_feature_extreme)
+
+
+def _check_feature_extreme(params) -> None:
+    """``feature_extreme``'s params: real scalar signs ``critic`` / ``team_reward``, 1-D
+    finite direction vectors (zeros: the current feature)."""
+    for k in ("critic", "team_reward"):
+        arr = np.asarray(params[k])
+        if arr.ndim != 0 or arr.dtype == np.bool_ or not np.issubdtype(arr.dtype, np.number):
+            raise ValueError(f"[{k!r}] must be one real number (the push's sign); got "
+                             f"{params[k]!r}.")
+    for k in ("critic_target", "team_reward_target"):
+        arr = np.asarray(params[k])
+        if arr.ndim != 1 or arr.dtype == np.bool_ or not np.issubdtype(arr.dtype, np.number) \
+                or not np.all(np.isfinite(arr)):
+            raise ValueError(f"[{k!r}] must be a 1-D vector of finite numbers (all zeros: "
+                             f"the current feature); got shape {arr.shape}.")
 
 
 # =============================================================================================
@@ -743,9 +764,15 @@ def policy_score(theta, policy_feature, action):
     return (onehot - probs)[:, None] * policy_feature[None, :]
 
 
-def actor_step(theta, policy_feature, action, team_td_error, step):
-    """``theta + step deltã psi`` (one actor step)."""
+def linear_actor_step(theta, policy_feature, action, team_td_error, step):
+    """``theta + step deltã psi`` (one actor step of the linear family; the MLP learners'
+    is :func:`~decentral.resilient_ac.mlp.mlp_actor_step`)."""
     return theta + step * team_td_error * policy_score(theta, policy_feature, action)
+
+
+#: The older name of :func:`linear_actor_step` (kept for user code; the step-size field
+#: ``LinearACParams.actor_step`` is another thing: the actor's step size ``beta_theta``).
+actor_step = linear_actor_step
 
 
 # =============================================================================================
@@ -753,13 +780,16 @@ def actor_step(theta, policy_feature, action, team_td_error, step):
 # =============================================================================================
 
 class LinearACParams(NamedTuple):
-    """What a user sweeps (data).
+    """What a user sweeps (data). Checked wherever it arrives: :func:`linear_params` and the
+    algorithm's ``check_params`` (which :func:`~decentral.runner.run` calls on every run's
+    params, each swept value too) apply the same checks.
 
     Attributes:
         mdp: the :class:`FiniteMDP` (arrays).
         critic_step: :class:`~decentral.schedules.StepSize` ``beta_{v,t}`` (critic, team reward,
             average reward), evaluated at the 0-based update index.
-        actor_step: ``beta_{theta,t}``.
+        actor_step: ``beta_{theta,t}`` (a step size; the actor's update itself is
+            :func:`linear_actor_step`).
         discount: ``gamma`` in ``[0, 1)`` (unused by the average-reward criterion).
         critic0: ``[N, d_v]`` initial critic parameters.
         team_reward0: ``[N, d_f]`` initial team-reward parameters.
@@ -767,17 +797,21 @@ class LinearACParams(NamedTuple):
         init_noise: standard deviation of a normal perturbation of ``critic0`` and
             ``team_reward0`` drawn per agent and seed from the init key (0: none).
         attacker: the attacker's params (None: its defaults).
-        graph: None (the algorithm's graph), or a dense ``[N, N]`` weight matrix
-            (``W[i, j] > 0``: i hears j; row-stochastic, used as weights by ``"mean"``) that
-            replaces it for this run, so that one compiled algorithm sweeps several graphs.
-            The algorithm's hypothesis checks see only its own graph: check this one with
-            :func:`~decentral.resilient_ac.check_hypotheses`.
-        H: None (the algorithm's ``H``), or an int32 scalar: the Byzantine in-neighbours the
-            aggregation tolerates in this run, so that one compiled algorithm sweeps ``H``
-            (``vmap`` over params, or the runner's ``sweep``). A data ``H`` takes the
-            aggregators' pairwise-rank path (``O(K^2)`` per receiver instead of ``O(K H)``),
-            with the same result. As for ``graph``, the algorithm's hypothesis checks see only
-            its own ``H``. Not for ``consensus="mean"`` (which trims nothing).
+        H: None (the algorithm's ``H``), or an integer scalar >= 0 (int32): the Byzantine
+            in-neighbours the aggregation tolerates in this run, so that one compiled algorithm
+            sweeps ``H`` (``vmap`` over params, or the runner's ``sweep``). A data ``H`` takes
+            the aggregators' pairwise-rank path (``O(K^2)`` per receiver instead of
+            ``O(K H)``), with the same result. Every value is checked (a bool, a float or a
+            negative H is refused, never truncated), swept values too, and the W-MSR
+            hypotheses are checked (as warnings) with the run's ``H`` and graphs when a run
+            starts. Not for ``consensus="mean"`` (which trims nothing).
+        graphs: None (the algorithm's graphs), or another
+            :class:`~decentral.graphs.GraphSequence` of exactly the structure the algorithm
+            was built with (N, backend, form, rule, table width): the run reads who hears whom
+            (and, for ``"mean"``, the weights) from this one, so that one compiled algorithm
+            sweeps several graphs. Checked when a run starts like the factory's graphs:
+            structure, row-stochastic weights for ``"mean"``, and the W-MSR hypotheses as
+            warnings.
     """
 
     mdp: FiniteMDP
@@ -789,8 +823,8 @@ class LinearACParams(NamedTuple):
     policy0: Any
     init_noise: Any = 0.0
     attacker: Any = None
-    graph: Any = None
     H: Any = None
+    graphs: Any = None
 
 
 class LinearACState(NamedTuple):
@@ -834,13 +868,15 @@ class LinearACInfo(NamedTuple):
     team_td_error: jax.Array
 
 
-def _check_discount(discount) -> float:
+def _check_discount(discount, name: str = "discount") -> float:
+    if isinstance(discount, bool | np.bool_) or np.ndim(discount) != 0:
+        raise ValueError(f"{name} must be a number in [0, 1); got {discount!r}.")
     try:
-        g = float(discount)
+        g = float(np.asarray(discount))
     except (TypeError, ValueError):
-        raise ValueError(f"discount must be a number in [0, 1); got {discount!r}.") from None
+        raise ValueError(f"{name} must be a number in [0, 1); got {discount!r}.") from None
     if not (math.isfinite(g) and 0.0 <= g < 1.0):
-        raise ValueError(f"discount (gamma) must lie in [0, 1); got {discount!r}.")
+        raise ValueError(f"{name} (gamma) must lie in [0, 1); got {discount!r}.")
     return g
 
 
@@ -865,11 +901,105 @@ def _param_array(x, shape, name: str) -> np.ndarray:
     return np.array(arr)
 
 
+def _check_H_field(ph, consensus: str | None = None):
+    """``params.H``: None, or an integer scalar >= 0 (a Python int when concrete; a traced
+    int32 stays traced, its static dtype and shape checked). The one check of a data ``H``,
+    made by the algorithm's ``check_params`` on every run's params and by its step."""
+    if ph is None:
+        return None
+    if consensus == "mean":
+        raise ValueError("params.H is set, but consensus='mean' trims nothing: leave "
+                         "params.H as None.")
+    if jnp.shape(ph) != ():
+        raise ValueError(f"params.H must be a scalar int (one H per run; sweep it with the "
+                         f"runner's sweep); got shape {jnp.shape(ph)}.")
+    dt = jnp.result_type(ph)
+    if dt == jnp.bool_ or not jnp.issubdtype(dt, jnp.integer):
+        # the dtype is static, so this holds under jit too (a traced 1.5 would trim 2)
+        raise ValueError(f"params.H must be an integer (build params with "
+                         f"linear_params(..., H=1)); got dtype {dt}.")
+    if isinstance(ph, jax.core.Tracer):
+        return ph
+    value = int(np.asarray(ph)[()])
+    if value < 0:
+        raise ValueError(f"params.H must be a non-negative int; got {value}.")
+    return value
+
+
+def _real_finite(x, name: str, shape: tuple | None = None) -> None:
+    arr = np.asarray(x)
+    if arr.dtype == object or arr.dtype == np.bool_ or not np.issubdtype(arr.dtype, np.number) \
+            or np.issubdtype(arr.dtype, np.complexfloating):
+        raise ValueError(f"{name} must hold real numbers; got dtype {arr.dtype}.")
+    if shape is not None and arr.shape != shape:
+        raise ValueError(f"{name} must be {shape}; got {arr.shape} (build params with "
+                         "linear_params(mdp)).")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} holds NaN or infinite entries.")
+
+
+def _check_linear_params(params, *, n: int | None = None, entry: bool = True) -> int:
+    """The one check of a :class:`LinearACParams` (the fields the algorithm reads): the MDP,
+    the step sizes, the discount, the initial parameters' shapes against the MDP (and ``n``
+    agents when given) and finiteness, ``init_noise``, ``H`` (see :func:`_check_H_field`).
+    ``entry``: the params of one run (step-size fields are scalars); False for
+    :func:`linear_params`'s output, whose step sizes may carry a sweep axis. Returns ``M``.
+    The graphs and the attacker params are the algorithm's to check (they depend on it)."""
+    if not isinstance(params, LinearACParams):
+        raise ValueError(f"params must be LinearACParams (linear_params(mdp)); got "
+                         f"{type(params).__name__}.")
+    mdp = params.mdp
+    if not isinstance(mdp, FiniteMDP):
+        raise ValueError(f"params.mdp must be a FiniteMDP (see random_mdp); got "
+                         f"{type(mdp).__name__}.")
+    try:
+        validate_mdp(mdp)
+    except ValueError as exc:
+        raise ValueError(f"params.{exc}" if str(exc).startswith("mdp.") else
+                         f"params.mdp: {exc}") from None
+    if n is not None and mdp.num_agents != n:
+        raise ValueError(f"params.mdp has {mdp.num_agents} agents; the graphs have N = {n}.")
+    N, M = mdp.num_agents, num_actions_per_agent(mdp)
+    for name in ("critic_step", "actor_step"):
+        sched = _as_schedule(getattr(params, name), f"params.{name}")
+        if entry and any(np.ndim(x) != 0 for x in sched):
+            raise ValueError(f"params.{name} must have scalar fields (one schedule per run; "
+                             f"sweep them with the runner's sweep); got shapes "
+                             f"{[np.shape(x) for x in sched]}.")
+    _check_discount(params.discount, "params.discount")
+    want = {"critic0": (N, np.shape(mdp.state_features)[1]),
+            "team_reward0": (N, np.shape(mdp.reward_features)[2]),
+            "policy0": (N, M, np.shape(mdp.policy_features)[1])}
+    for name, shape in want.items():
+        _real_finite(getattr(params, name), f"params.{name}", shape)
+    _real_finite(params.init_noise, "params.init_noise", ())
+    if float(np.asarray(params.init_noise)) < 0:
+        raise ValueError(f"params.init_noise must be a finite number >= 0; got "
+                         f"{params.init_noise!r}.")
+    _check_H_field(params.H)
+    return M
+
+
+def _step_size_hypotheses(critic_step: StepSize, actor_step: StepSize) -> None:
+    """The two-time-scale hypotheses as warnings (Robbins-Monro steps, actor slower)."""
+    for name, sched in (("critic_step", critic_step), ("actor_step", actor_step)):
+        if np.ndim(sched.alpha0) == 0 and not satisfies_robbins_monro(sched):
+            warn_hypothesis(f"{name} = {float(sched.alpha0):g} / (t + {float(sched.t0):g})^"
+                            f"{float(sched.power):g} is not Robbins-Monro (power must lie in "
+                            "(0.5, 1])", stacklevel=3)
+    if all(np.ndim(x) == 0 for x in (*critic_step, *actor_step)):
+        pv, pt = float(critic_step.power), float(actor_step.power)
+        if pt <= pv:
+            warn_hypothesis(f"beta_theta / beta_v does not tend to 0 (actor power {pt:g} <= "
+                            f"critic power {pv:g}): the actor is not on the slower time scale",
+                            stacklevel=3)
+
+
 def linear_params(mdp: FiniteMDP, *, critic_step: StepSize | None = None,
                   actor_step: StepSize | None = None, discount: float = 0.9,
                   critic0=0.0, team_reward0=0.0, policy0=0.0, init_noise: float = 0.0,
-                  attacker: Any = None, graph=None, H: int | None = None,
-                  dtype=None) -> LinearACParams:
+                  attacker: Any = None, graphs=None, H: int | None = None,
+                  dtype=None, graph=None) -> LinearACParams:
     """Validated :class:`LinearACParams` (host-side checks; hypotheses as warnings).
 
     Defaults: ``beta_{v,t} = (t + 1)^-0.65``, ``beta_{theta,t} = (t + 1)^-0.85``, ``gamma =
@@ -880,17 +1010,20 @@ def linear_params(mdp: FiniteMDP, *, critic_step: StepSize | None = None,
     ``beta_theta / beta_v`` does not tend to 0 (actor power not above the critic's, or equal
     powers with ``alpha0`` ratio not 0): the two-time-scale hypotheses.
 
-    ``graph`` (optional): a boolean adjacency with self-loops (given uniform row-stochastic
-    weights) or a row-stochastic ``[N, N]`` matrix that replaces the algorithm's graph (see
-    :class:`LinearACParams`). ``H`` (optional): an int >= 0 that replaces the algorithm's
+    ``graphs`` (optional): the graphs of this run, anything
+    :func:`decentral.graphs.as_sequence` accepts (an adjacency without a rule gets
+    ``rule="row"``, as in :func:`linear_actor_critic`); a run refuses a sequence of another
+    structure than the algorithm's (see :class:`LinearACParams`). ``graph=`` is its older
+    name (give one of the two). ``H`` (optional): an int >= 0 that replaces the algorithm's
     ``H`` (see :class:`LinearACParams`).
 
     Raises:
         ValueError: an invalid MDP, step size, discount outside ``[0, 1)``, initial values of
-            the wrong shape or not finite, negative ``init_noise``, a graph that is not an
-            ``[N, N]`` adjacency / row-stochastic matrix with self-loops, ``H`` not an int
-            >= 0.
+            the wrong shape or not finite, negative ``init_noise``, graphs that
+            ``as_sequence`` refuses or with another number of agents than the MDP, ``H`` not
+            an int >= 0 (the same checks as the algorithm's ``check_params``).
     """
+    graphs = _graphs_alias(graphs, graph, "linear_params")
     validate_mdp(mdp)
     critic_step = _as_schedule(polynomial(1.0, 0.65) if critic_step is None else critic_step,
                                "critic_step")
@@ -909,16 +1042,7 @@ def linear_params(mdp: FiniteMDP, *, critic_step: StepSize | None = None,
     v0 = _param_array(critic0, (N, dv), "critic0")
     l0 = _param_array(team_reward0, (N, df), "team_reward0")
     t0 = _param_array(policy0, (N, M, dp), "policy0")
-    for name, sched in (("critic_step", critic_step), ("actor_step", actor_step)):
-        if np.ndim(sched.alpha0) == 0 and not satisfies_robbins_monro(sched):
-            warn_hypothesis(f"{name} = {float(sched.alpha0):g} / (t + {float(sched.t0):g})^"
-                            f"{float(sched.power):g} is not Robbins-Monro (power must lie in "
-                            "(0.5, 1])")
-    if all(np.ndim(x) == 0 for x in (*critic_step, *actor_step)):
-        pv, pt = float(critic_step.power), float(actor_step.power)
-        if pt <= pv:
-            warn_hypothesis(f"beta_theta / beta_v does not tend to 0 (actor power {pt:g} <= "
-                            f"critic power {pv:g}): the actor is not on the slower time scale")
+    _step_size_hypotheses(critic_step, actor_step)
     dt = jnp.result_type(float) if dtype is None else dtype
 
     def conv(a):
@@ -927,26 +1051,28 @@ def linear_params(mdp: FiniteMDP, *, critic_step: StepSize | None = None,
     mdp_dev = FiniteMDP(conv(mdp.transition), conv(mdp.rewards), conv(mdp.state_features),
                         conv(mdp.reward_features), conv(mdp.policy_features),
                         conv(mdp.initial_distribution))
-    W = None
-    if graph is not None:
-        from decentral.graphs import require_stochastic, row_stochastic
+    seq = None
+    if graphs is not None:
+        seq = as_sequence(graphs, default_rule="row")
+        if seq.n != N:
+            raise ValueError(f"graphs has {seq.n} agents; the MDP has N = {N} (graphs must be "
+                             f"[N, N] or a sequence of N agents).")
+    params = LinearACParams(mdp=mdp_dev, critic_step=StepSize(*(conv(x) for x in critic_step)),
+                            actor_step=StepSize(*(conv(x) for x in actor_step)),
+                            discount=conv(gamma), critic0=conv(v0), team_reward0=conv(l0),
+                            policy0=conv(t0), init_noise=conv(noise), attacker=attacker,
+                            H=H, graphs=seq)
+    _check_linear_params(params, entry=False)
+    return params
 
-        arr = np.asarray(graph)
-        if arr.shape != (N, N):
-            raise ValueError(f"graph must be [N = {N}, N]; got shape {arr.shape}.")
-        if arr.dtype == bool:
-            W = row_stochastic(arr)
-        else:
-            W = np.asarray(arr, np.float64)
-            require_stochastic(W, "row", name="graph")
-        if not np.all(np.diag(W) > 0):
-            raise ValueError("graph needs every self-loop (W[i, i] > 0).")
-        W = conv(W)
-    return LinearACParams(mdp=mdp_dev, critic_step=StepSize(*(conv(x) for x in critic_step)),
-                          actor_step=StepSize(*(conv(x) for x in actor_step)),
-                          discount=conv(gamma), critic0=conv(v0), team_reward0=conv(l0),
-                          policy0=conv(t0), init_noise=conv(noise), attacker=attacker,
-                          graph=W, H=H)
+
+def _graphs_alias(graphs, graph, who: str):
+    """``graphs``, or its older keyword ``graph`` (never both)."""
+    if graph is not None:
+        if graphs is not None:
+            raise ValueError(f"{who}: give graphs= or its older name graph=, not both.")
+        return graph
+    return graphs
 
 
 def estimates_of(state: LinearACState):
@@ -973,18 +1099,23 @@ def _next_state(key, probs):
     return jnp.minimum(jnp.sum(c <= u, dtype=jnp.int32), last.astype(jnp.int32))
 
 
-def linear_actor_critic(graph, *, H: int, byzantine: Sequence[int] = (),
+def linear_actor_critic(graphs=None, *, H: int, byzantine: Sequence[int] = (),
                         attacker: Attacker | None = None, consensus: str = "projection",
                         aggregator: str | Callable | None = None,
                         criterion: str = "discounted", actor: bool = True,
                         actor_iterate: str = "post", check: bool = True,
-                        check_robustness: bool | None = None):
+                        check_robustness: bool | None = None, rule: str | None = None,
+                        backend: str | None = None, graph=None):
     """The linear consensus actor-critic (module docstring) as a runner ``Algorithm``.
 
     Args:
-        graph: a ``GraphSequence`` or a boolean adjacency with self-loops (``adj[i, j]``: i
-            hears j). ``consensus="mean"`` uses its row-stochastic weights (an adjacency gets
-            uniform weights over the in-neighbours and the agent itself).
+        graphs: the sequence ``t -> G_t``: anything :func:`decentral.graphs.as_sequence`
+            accepts (a ``GraphSequence`` of any form and backend, a weight matrix, or a boolean
+            adjacency with self-loops, ``adj[i, j]``: i hears j; an adjacency without ``rule``
+            gets ``rule="row"``). ``"projection"`` and ``"trimmed"`` read only who hears whom;
+            ``consensus="mean"`` mixes with the weights, which must be row-stochastic (an
+            adjacency: uniform over the in-neighbours and the agent itself). ``graph=`` is the
+            older name of this argument (give one of the two).
         H: Byzantine in-neighbours tolerated by the aggregation (``0`` for ``"mean"``).
         byzantine: the Byzantine agents' indices.
         attacker: what the Byzantine agents send (any
@@ -996,28 +1127,38 @@ def linear_actor_critic(graph, *, H: int, byzantine: Sequence[int] = (),
             baseline) or ``"mean"`` (Zhang et al.).
         aggregator: the resilient rule (default W-MSR for ``"projection"``, the element-wise
             trimmed mean for ``"trimmed"``); any name of
-            :data:`~decentral.resilient_ac.AGGREGATORS` or a callable ``(values, mask, H)``.
-            Not used by ``"mean"``.
+            :data:`~decentral.resilient_ac.AGGREGATORS` (aliases accepted) or a callable
+            ``(values, mask, H)``. Not used by ``"mean"``.
         criterion: ``"discounted"`` (default) or ``"average"``.
         actor: False keeps every policy fixed (the critic / team-reward theorem).
         actor_iterate: ``"post"`` (default: the actor reads the post-consensus ``v, lambda``)
             or ``"pre"`` (the local-step ``v~, lambda~``).
         check: check the W-MSR hypotheses and warn (:func:`~decentral.resilient_ac.
-            check_hypotheses`; for ``"mean"`` with ``H = 0``).
+            check_hypotheses`; for ``"mean"`` with ``H = 0``), here on the factory's graphs
+            and, when a run starts, on ``params.graphs`` with ``params.H``.
         check_robustness: as in :func:`~decentral.resilient_ac.check_hypotheses`.
+        rule, backend: as in :func:`decentral.graphs.as_sequence`.
 
     Returns:
         An ``Algorithm`` with state :class:`LinearACState`, params :class:`LinearACParams`
-        (:func:`linear_params`), info :class:`LinearACInfo`.
+        (:func:`linear_params`; checked by its ``check_params`` wherever they arrive, each
+        swept value too: the MDP and its agent count, step sizes, discount, initial values,
+        ``init_noise``, ``H``, the attacker params, ``graphs``), info :class:`LinearACInfo`.
+        A run that diverges advises reducing the step sizes.
 
     Raises:
-        ValueError: an unknown option, bad ``H`` (negative, or nonzero with ``"mean"``),
-            Byzantine indices outside the graph, a missing attacker; at trace time, params
-            whose agent count differs from the graph's.
+        ValueError: ``graphs`` not accepted by ``as_sequence``, an unknown option, bad ``H``
+            (negative, or nonzero with ``"mean"``), Byzantine indices that are not integers
+            in ``[0, N)`` (or repeat), a missing attacker, ``"mean"`` over a sequence some of
+            whose matrices are not row-stochastic.
     """
     from decentral.runner import Algorithm
 
-    seq = _as_sequence(graph)
+    graphs = _graphs_alias(graphs, graph, "linear_actor_critic")
+    if graphs is None:
+        raise ValueError("linear_actor_critic needs graphs (a GraphSequence, a weight matrix "
+                         "or a boolean adjacency).")
+    seq = as_sequence(graphs, rule=rule, backend=backend, default_rule="row")
     H = _check_H(H)
     if consensus not in CONSENSUS_VARIANTS:
         raise ValueError(f"consensus must be one of {CONSENSUS_VARIANTS}; got {consensus!r}.")
@@ -1036,36 +1177,50 @@ def linear_actor_critic(graph, *, H: int, byzantine: Sequence[int] = (),
                          f"{type(attacker).__name__}.")
     agg_name = _DEFAULT_AGGREGATOR[consensus] if aggregator is None else aggregator
     agg = get_aggregator(agg_name)
+    if consensus == "mean":            # mixes by the weights: the same check as every family
+        from decentral.graphs import require_stochastic_sequence
+
+        require_stochastic_sequence(seq, "row", who="consensus='mean' (Zhang et al.'s "
+                                                    "weighted average)")
     if check:
         check_hypotheses(seq, H, byz, check_robustness=check_robustness)
     n = seq.n
     coop, slot, byz_arr = _byzantine_layout(n, byz)
-    per_seed = seq.form == "random" and not seq.shared_across_seeds
     attacked = attacker is not None and bool(byz)
     average = criterion == "average"
+    if attacked:
+        attacker.validate_params(None, name="attacker.params")
 
-    def _graph(t, key, params=None):
-        if params is not None and params.graph is not None:
-            W = jnp.asarray(params.graph)
-            if W.shape != (n, n):
-                raise ValueError(f"params.graph must be [N = {n}, N]; got {W.shape}.")
-            return as_table(W)
-        return as_table(seq.at(t, key) if per_seed else seq.at(t))
+    def check_params(params) -> None:
+        _check_linear_params(params, n=n)
+        _check_H_field(params.H, consensus)
+        if attacked and params.attacker is not None:
+            attacker.validate_params(params.attacker)
+        if params.graphs is not None:
+            seq.require_same_structure(params.graphs)
+            if consensus == "mean":
+                from decentral.graphs import require_stochastic_sequence
+
+                require_stochastic_sequence(params.graphs, "row",
+                                            who="consensus='mean' (params.graphs)")
+        if check and (params.graphs is not None or params.H is not None):
+            h = H if params.H is None else int(np.asarray(params.H))
+            where = ("params.graphs" if params.graphs is not None else "the graphs") + \
+                (f" with params.H = {h}" if params.H is not None else "")
+            _hypotheses_once(seq if params.graphs is None else params.graphs, h, byz,
+                             check_robustness, where)
+
+    def _graph(t, key, params):
+        """The table of step ``t`` of the run's graphs (``params.graphs`` or the factory's);
+        the sequence decides whether ``key`` is used (per-seed random draws)."""
+        graphs_t = seq if params.graphs is None else params.graphs
+        return as_table(graphs_t.at(t, key))
 
     def _run_H(params: LinearACParams):
         """The run's H: the algorithm's (a Python int), or ``params.H`` (an int when concrete,
-        a traced int32 inside jit / vmap)."""
-        ph = params.H
-        if ph is None:
-            return H
-        if consensus == "mean":
-            raise ValueError("params.H is set, but consensus='mean' trims nothing: leave "
-                             "params.H as None.")
-        if jnp.shape(ph) != ():
-            raise ValueError(f"params.H must be a scalar int; got shape {jnp.shape(ph)}.")
-        if isinstance(ph, jax.core.Tracer):
-            return ph
-        return _check_H(int(np.asarray(ph)))
+        a traced int32 inside jit / vmap; its static dtype and shape are checked here too)."""
+        ph = _check_H_field(params.H, consensus)
+        return H if ph is None else ph
 
     def _shapes(params: LinearACParams):
         mdp = params.mdp
@@ -1117,7 +1272,7 @@ def linear_actor_critic(graph, *, H: int, byzantine: Sequence[int] = (),
             ap = attacker.params if params.attacker is None else params.attacker
             ctx = _ctx(table, feature, target, rewards, next_feature, beta,
                        None if average else params.discount)
-            sent, astate = attacker.step(key, astate, ap, t, msgs_honest, ctx)
+            astate, sent = attacker.advance(key, astate, ap, t, msgs_honest, ctx)
             want = (len(byz),) + msgs_honest.shape
             if tuple(sent.shape) != want:
                 raise ValueError(f"attacker {attacker.name!r} returned messages of shape "
@@ -1183,7 +1338,7 @@ def linear_actor_critic(graph, *, H: int, byzantine: Sequence[int] = (),
             else:
                 team_td = rbar + gamma * (v_a @ phi_next) - v_a @ phi
             team_td = jnp.where(coop, team_td, 0)
-            theta_new = jax.vmap(actor_step, in_axes=(0, None, 0, 0, None))(
+            theta_new = jax.vmap(linear_actor_step, in_axes=(0, None, 0, 0, None))(
                 theta, pf, actions, team_td, beta_th)
             theta = jnp.where(coop[:, None, None], theta_new, theta)
         new = LinearACState(s_next, v_new, lam_new, theta, mu_new,
@@ -1195,16 +1350,23 @@ def linear_actor_critic(graph, *, H: int, byzantine: Sequence[int] = (),
     config = _config(seq, H, byz, attacker, agg_name, consensus, criterion, actor,
                      actor_iterate)
     return Algorithm(init=init, step=step, name=name, version="1", max_horizon=seq.length,
-                     config=config)
+                     config=config, check_params=check_params,
+                     divergence_hint="reduce params.critic_step (the critic / team-reward "
+                                     "step size) or params.actor_step")
 
 
-def rpbcac(graph, *, H: int, byzantine: Sequence[int] = (), attacker: Attacker | None = None,
-           consensus: str = "projection", **options):
+def rpbcac(graphs=None, *, H: int, byzantine: Sequence[int] = (),
+           attacker: Attacker | None = None, consensus: str = "projection", graph=None,
+           **options):
     """Resilient projection-based consensus actor-critic (Figura, Lin, Liu, Gupta,
     arXiv:2111.06776), linear function approximation; **the equations are our reconstruction**
-    (module docstring). ``consensus="projection"`` is the paper's method; ``"trimmed"`` and
-    ``"mean"`` are the element-wise and the Zhang et al. (arXiv:1802.08757, Algorithm 2)
-    baselines. Other options as :func:`linear_actor_critic`.
+    (module docstring).
+
+    ``rpbcac`` is the paper's name for :func:`linear_actor_critic` with
+    ``consensus="projection"``, the paper's method, and the same function: every argument
+    (``graphs`` with its older name ``graph=``, ``rule``, ``backend``, ...) is
+    :func:`linear_actor_critic`'s. ``consensus="trimmed"`` and ``"mean"`` give the element-wise
+    and the Zhang et al. (arXiv:1802.08757, Algorithm 2) baselines, as there.
 
     Example:
         >>> import decentral.graphs as g
@@ -1213,22 +1375,20 @@ def rpbcac(graph, *, H: int, byzantine: Sequence[int] = (), attacker: Attacker |
         >>> alg.name, alg.config["consensus"], alg.config["aggregator"]
         ('rpbcac.projection', 'projection', 'wmsr')
     """
-    return linear_actor_critic(graph, H=H, byzantine=byzantine, attacker=attacker,
-                               consensus=consensus, **options)
+    return linear_actor_critic(graphs, H=H, byzantine=byzantine, attacker=attacker,
+                               consensus=consensus, graph=graph, **options)
 
 
 def _config(seq: GraphSequence, H, byz, attacker, agg_name, consensus, criterion, actor,
-            actor_iterate) -> dict | None:
-    from decentral.runner.fingerprint import Unfingerprintable, function_parts, hash_tree
+            actor_iterate) -> dict:
+    """A readable description of what the functions close over (the checkpoint fingerprint
+    also holds the traced program, which sees the attacker's and aggregator's code)."""
+    from decentral.runner.fingerprint import hash_tree
 
-    try:
-        att = None if attacker is None else {
-            "name": attacker.name, "params": hash_tree(attacker.params),
-            "init": function_parts(attacker.init, "attacker.init"),
-            "step": function_parts(attacker.step, "attacker.step")}
-        agg = agg_name if isinstance(agg_name, str) else function_parts(agg_name, "aggregator")
-    except Unfingerprintable:
-        return None
+    att = None if attacker is None else {"name": attacker.name,
+                                         "params": hash_tree(attacker.params)}
+    agg = agg_name if isinstance(agg_name, str) else getattr(agg_name, "__qualname__",
+                                                             "callable")
     return {"graphs": seq.digest(), "H": H, "byzantine": list(byz), "attacker": att,
             "aggregator": agg, "consensus": consensus, "criterion": criterion,
             "actor": bool(actor), "actor_iterate": actor_iterate}
@@ -1292,19 +1452,20 @@ def example1_attacker(direction: str = "mean_feature", push: float = 1.0,
                      f"{direction!r}.")
 
 
-def example1_figure_data(*, graph=None, num_steps: int = 3000, seeds: Sequence[int] = (0,),
+def example1_figure_data(*, graphs=None, num_steps: int = 3000, seeds: Sequence[int] = (0,),
                          record_every: int = 10, push: float = 1.0,
                          direction: str = "mean_feature",
                          variants: Sequence[str] = ("projection", "trimmed"),
                          features=None, rewards=None,
-                         init_noise: float = 0.5) -> dict[str, np.ndarray]:
+                         init_noise: float = 0.5, graph=None) -> dict[str, np.ndarray]:
     """Arrays for the Example 1 figure (our reconstruction of Figs. 3-4): cooperative estimates
     ``rbar(s; lambda^i_t)`` against the iteration, per consensus variant, with the cooperative
     hull and the true team average.
 
     Fixed policy, ``H = 1`` (``H = 0`` for ``"mean"``), agent 4 Byzantine with
-    :func:`example1_attacker` (``direction``, ``push``), graph ``K5`` by default, initial
-    parameters ``init_noise`` times a standard normal per agent and seed.
+    :func:`example1_attacker` (``direction``, ``push``), ``graphs`` ``K5`` by default (anything
+    :func:`rpbcac` accepts; ``graph=`` is its older name), initial parameters ``init_noise``
+    times a standard normal per agent and seed.
 
     Returns:
         ``{"steps": [R], "hull": [2, S] (min, max of the cooperative r^j(s)),
@@ -1319,8 +1480,9 @@ def example1_figure_data(*, graph=None, num_steps: int = 3000, seeds: Sequence[i
     from decentral.graphs import complete
     from decentral.runner import run
 
+    graphs = _graphs_alias(graphs, graph, "example1_figure_data")
     mdp = example1_mdp(features, rewards)
-    adj = complete(5) if graph is None else graph
+    adj = complete(5) if graphs is None else graphs
     params = linear_params(mdp, init_noise=init_noise)
     F = jnp.asarray(mdp.state_features)
     attacker = example1_attacker(direction, push, features)

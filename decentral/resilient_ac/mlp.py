@@ -71,7 +71,16 @@ receiver). Adversaries use their own reward and their own (greedy: the transmitt
 the fixed; malicious: the private) critic in their actor step.
 
 **Protocols** (:data:`PROTOCOLS`): the per-update schedule of the authors' two code versions
-(widths, episodes per update, epochs, how messages are fitted; see :class:`Protocol`).
+(widths, episodes per update, epochs, how messages are fitted; see :class:`LearningProtocol`,
+formerly ``Protocol``, a name kept as an alias; it is not :class:`typing.Protocol`).
+
+**"Version".** Three things are called a version in this family: the *code version* of the
+authors' repository the grid world and the protocols follow (``"v1"``, commit ``61b07cf``,
+and ``"v2"``, commit ``f10f863``: ``LearningProtocol.version`` / ``.code_version``,
+``GridWorld.version`` / ``.code_version``, the ``code_version=`` keyword of the learners);
+``Algorithm.version``, the revision label of an algorithm (``"1"``); and the paper's arXiv
+versions, which the code versions were written for. New keywords say ``code_version``; the
+``version`` fields and keywords stay (saved results and reference files use them).
 
 Everything here is pure and unbatched over runs (the caller vmaps over seeds and scenarios);
 agent axes are vmapped inside. The episode loop and the training driver are in
@@ -95,21 +104,23 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 
+from decentral._checks import check_indices
 from decentral.graphs import NeighborTable
 
-from .aggregators import clipped_mean, mean, trimmed_mean, wmsr
+from .aggregators import AGGREGATOR_ALIASES, AGGREGATORS, get_aggregator
 from .attackers import Attacker, replace_byzantine_messages
 from .projection import weighted_output_step
 
 __all__ = [
     "LEAKY_SLOPE", "KERAS_ADAM_EPS", "COOPERATIVE", "GREEDY", "FAULTY", "MALICIOUS",
-    "AGENT_TYPES", "Variant", "VARIANTS", "get_variant", "Protocol", "PROTOCOLS",
+    "AGENT_TYPES", "Variant", "VARIANTS", "get_variant", "LearningProtocol", "Protocol",
+    "PROTOCOLS",
     "get_protocol", "MLP", "Nets", "Batch", "glorot_uniform", "init_mlp", "features", "apply",
     "value", "output_layer", "with_output_layer", "hidden_layers", "with_hidden_layers",
     "init_nets", "flatten_v1_wmsr", "aggregate", "local_fit", "minibatch_fit",
     "cooperative_update", "error_form_update", "team_targets", "AdversaryNets",
     "MLPAttackContext", "learning_adversaries", "consensus_epoch",
-    "actor_deltas", "actor_loss", "actor_step", "adam_init",
+    "actor_deltas", "actor_loss", "mlp_actor_step", "actor_step", "adam_init",
 ]
 
 LEAKY_SLOPE = 0.1
@@ -124,10 +135,11 @@ AGENT_TYPES: dict[str, int] = {"cooperative": COOPERATIVE, "greedy": GREEDY,
                                "faulty": FAULTY, "malicious": MALICIOUS}
 
 _TRIM_LAYOUTS = ("flatten_v1", "per_sample")
-_AGGREGATOR_NAMES = ("wmsr", "trimmed", "clipped", "mean")
+#: Every aggregator name a :class:`Variant` accepts: the family's one registry
+#: (:data:`~decentral.resilient_ac.AGGREGATORS`) and its aliases (``"trimmed"``, ``"clipped"``).
+_AGGREGATOR_NAMES = (*AGGREGATORS, *AGGREGATOR_ALIASES)
 _PROJ_NORMS = ("batch_frobenius", "per_sample")
 _COLLISIONS = ("as_coded", "fixed")
-_AGG = {"wmsr": wmsr, "trimmed": trimmed_mean, "clipped": clipped_mean, "mean": mean}
 
 
 # ------------------------------------------------------------------------------------------
@@ -144,8 +156,11 @@ class Variant:
         trim_layout: ``"per_sample"`` (W-MSR per sample along the in-node axis) or
             ``"flatten_v1"`` (the ``[K, B]`` errors raveled into one vector, one scalar out;
             W-MSR only).
-        aggregator: the rule on predictions / errors: ``"wmsr"``, ``"trimmed"``,
-            ``"clipped"`` or ``"mean"``.
+        aggregator: the rule on predictions / errors, a name of the family's one registry
+            :data:`~decentral.resilient_ac.AGGREGATORS` (``"wmsr"``, ``"trimmed_mean"``,
+            ``"clipped_mean"``, ``"mean"``) or an alias of
+            :data:`~decentral.resilient_ac.AGGREGATOR_ALIASES` (``"trimmed"``, ``"clipped"``,
+            the short names the labelled variants use).
         hidden_aggregator: the element-wise rule on hidden-layer parameters (same names).
         proj_norm: ``"per_sample"`` (``||phi'_b||^2 + 1`` of the new features, messages'
             output layers on the own new hidden layers) or ``"batch_frobenius"`` (the v1
@@ -207,15 +222,20 @@ def get_variant(version: str, variant: str | Variant) -> Variant:
 
 
 @dataclass(frozen=True)
-class Protocol:
+class LearningProtocol:
     """The per-update schedule of one code version (as in the authors' code; arXiv:2111.06776).
 
-    One *update*: collect ``episodes_per_update`` episodes with the current policies; then
-    ``epochs`` consensus epochs on the batch (v2: the replay buffer of the last
-    ``buffer_collections`` collections); then one actor step per agent.
+    One *update* (one runner step of :func:`~decentral.resilient_ac.experiments.learner`):
+    collect ``episodes_per_update`` episodes with the current policies; then ``epochs``
+    consensus epochs on the batch (v2: the replay buffer of the last ``buffer_collections``
+    collections); then one actor step per agent.
+
+    Formerly ``Protocol`` (still exported under that name); renamed so it no longer shadows
+    :class:`typing.Protocol`.
 
     Attributes:
-        version: ``"v1"`` or ``"v2"``.
+        version: the code version, ``"v1"`` or ``"v2"`` (also readable as
+            :attr:`code_version`; not :attr:`decentral.runner.Algorithm.version`).
         width: hidden units per layer (30 / 20).
         episodes_per_update: ``n_ep_fixed`` (100 / 50).
         epochs: consensus epochs per update (20 / 10).
@@ -243,22 +263,32 @@ class Protocol:
     buffer_collections: int
     shared_templates: bool
 
+    @property
+    def code_version(self) -> str:
+        """The authors' code version this protocol follows (``"v1"`` / ``"v2"``)."""
+        return self.version
+
+
+#: The older name of :class:`LearningProtocol` (kept for user code; it shadowed
+#: :class:`typing.Protocol` in ``from ... import *``).
+Protocol = LearningProtocol
 
 #: The two protocols of the authors' code (v1: commit 61b07cf; v2: commit f10f863).
-PROTOCOLS: dict[str, Protocol] = {
-    "v1": Protocol("v1", 30, 100, 20, 1, 1, 0, 0, 1, True),
-    "v2": Protocol("v2", 20, 50, 10, 5, 10, 32, 200, 2, False),
+PROTOCOLS: dict[str, LearningProtocol] = {
+    "v1": LearningProtocol("v1", 30, 100, 20, 1, 1, 0, 0, 1, True),
+    "v2": LearningProtocol("v2", 20, 50, 10, 5, 10, 32, 200, 2, False),
 }
 
 
-def get_protocol(version: str | Protocol) -> Protocol:
-    """The :class:`Protocol` of ``"v1"`` or ``"v2"`` (or a Protocol itself)."""
-    if isinstance(version, Protocol):
-        return version
-    if version not in PROTOCOLS:
-        raise ValueError(f"unknown version {version!r}; use 'v1' (6x6 grid, arXiv v1 code) or "
-                         "'v2' (5x5 grid, the later code).")
-    return PROTOCOLS[version]
+def get_protocol(code_version: str | LearningProtocol) -> LearningProtocol:
+    """The :class:`LearningProtocol` of code version ``"v1"`` or ``"v2"`` (or a protocol
+    itself)."""
+    if isinstance(code_version, LearningProtocol):
+        return code_version
+    if code_version not in PROTOCOLS:
+        raise ValueError(f"unknown version {code_version!r}; use 'v1' (6x6 grid, arXiv v1 "
+                         "code) or 'v2' (5x5 grid, the later code).")
+    return PROTOCOLS[code_version]
 
 
 # ------------------------------------------------------------------------------------------
@@ -415,10 +445,13 @@ def flatten_v1_wmsr(errors, H) -> jax.Array:
     "own value"; among the other ``K B - 1`` numbers (the own message's other samples
     included) the ``H`` smallest are dropped if below it and the ``H`` largest if above it;
     the rest are averaged with it. This is W-MSR on the raveled vector; one scalar for the
-    whole batch. ``H`` may be traced.
+    whole batch. ``H`` may be traced. A NaN among the other numbers counts as ``+inf`` (as in
+    :mod:`~decentral.resilient_ac.aggregators`: trimmed first from the top, never averaged in);
+    a NaN own value is left as it is.
     """
     v = jnp.ravel(errors)
-    x0, rest = v[0], jnp.sort(v[1:])
+    others = jnp.where(jnp.isnan(v[1:]), jnp.asarray(jnp.inf, v.dtype), v[1:])
+    x0, rest = v[0], jnp.sort(others)
     n = rest.shape[0]
     idx = jnp.arange(n)
     drop = ((idx < H) & (rest < x0)) | ((idx >= n - H) & (rest > x0))
@@ -428,16 +461,21 @@ def flatten_v1_wmsr(errors, H) -> jax.Array:
 
 def _as_H(H):
     """A concrete integer array becomes a Python int (the aggregators' checked form); a traced
-    one stays traced."""
+    one stays traced; a float or bool array is refused (``int(1.5)`` would truncate it)."""
     if isinstance(H, jax.core.Tracer) or isinstance(H, int):
         return H
-    return int(H)
+    arr = np.asarray(H)
+    if arr.shape != () or arr.dtype == np.bool_ or not np.issubdtype(arr.dtype, np.integer):
+        raise ValueError(f"H must be a non-negative integer (a Python int or an integer "
+                         f"array); got {H!r}.")
+    return int(arr)
 
 
 def aggregate(name: str, values, H) -> jax.Array:
-    """The rule ``name`` (``"wmsr"``, ``"trimmed"``, ``"clipped"``, ``"mean"``) over the
-    leading in-node axis of ``values [K, ...]`` (own value at ``k = 0``), element-wise."""
-    return _AGG[name](values, None, _as_H(H))
+    """The rule ``name`` (a name of :data:`~decentral.resilient_ac.AGGREGATORS` or an alias:
+    ``"wmsr"``, ``"trimmed"``, ``"clipped"``, ``"mean"``, ...) over the leading in-node axis of
+    ``values [K, ...]`` (own value at ``k = 0``), element-wise."""
+    return get_aggregator(name)(values, None, _as_H(H))
 
 
 def _aggregate_tree(name: str, trees, H):
@@ -630,7 +668,7 @@ class MLPAttackContext(NamedTuple):
     gamma: Any
 
 
-def learning_adversaries(protocol: str | Protocol = "v1") -> Attacker:
+def learning_adversaries(protocol: str | LearningProtocol = "v1") -> Attacker:
     """The greedy, faulty and malicious agents of the grid-world experiments (Figura, Lin,
     Liu, Gupta, Section V) as one stateful :class:`~decentral.resilient_ac.Attacker` for the
     MLP learners; ``ctx.agent_type`` (data) says which one each slot plays, so scenarios
@@ -744,11 +782,15 @@ def _put(tree, idx, part):
 
 
 def _check_agent_types(agent_type, adversary_slots) -> None:
-    """Every agent outside ``adversary_slots`` is cooperative (skipped under tracing)."""
+    """``adversary_slots`` are integer agent indices in range (checked on the static shape,
+    also under tracing: a float would be truncated, an index past the end clamped), and every
+    agent outside them is cooperative (skipped under tracing)."""
+    slots = check_indices(adversary_slots, "adversary_slots", int(np.shape(agent_type)[0]),
+                          hint="adversary_slots lists agent indices, e.g. (4,).")
     if isinstance(agent_type, jax.core.Tracer):
         return
     types = np.asarray(agent_type)
-    outside = np.setdiff1d(np.arange(types.shape[0]), np.asarray(adversary_slots, int))
+    outside = np.setdiff1d(np.arange(types.shape[0]), np.asarray(slots, int))
     bad = outside[types[outside] != COOPERATIVE]
     if bad.size:
         raise ValueError(f"agents {bad.tolist()} are not cooperative but are not among the "
@@ -757,7 +799,7 @@ def _check_agent_types(agent_type, adversary_slots) -> None:
 
 
 def consensus_epoch(key, nets: Nets, batch: Batch, agent_type, in_nodes, H, oracle, lr, gamma,
-                    protocol: Protocol, variant: Variant, adversary_slots: tuple,
+                    protocol: LearningProtocol, variant: Variant, adversary_slots: tuple,
                     attacker: Attacker | None = None, attacker_params=None, t=0) -> Nets:
     """One consensus epoch of every agent on ``batch`` (critic and team reward; actors
     untouched).
@@ -779,7 +821,8 @@ def consensus_epoch(key, nets: Nets, batch: Batch, agent_type, in_nodes, H, orac
 
     The attacker's state lives in ``nets``, not in a separate carry: every epoch runs
     ``attacker.init(key, params, nets, ctx)`` (which reads the Byzantine rows) and then
-    ``attacker.step`` with the same ``key``; the state that ``step`` returns is written back
+    ``attacker.advance`` (its ``step``) with the same ``key``; the state it returns is written
+    back
     into those rows. The learners pass the update index as ``t``, the same for every epoch
     of one update.
 
@@ -818,7 +861,7 @@ def consensus_epoch(key, nets: Nets, batch: Batch, agent_type, in_nodes, H, orac
                               jnp.ones(in_nodes.shape, bool))
         ctx = MLPAttackContext(table, slots, coop, agent_type, batch, rho, lr, gamma)
         state = attacker.init(key, ap, nets, ctx)
-        (sent_c, sent_t), state = attacker.step(key, state, ap, t, (msg_c, msg_t), ctx)
+        state, (sent_c, sent_t) = attacker.advance(key, state, ap, t, (msg_c, msg_t), ctx)
         if not isinstance(state, AdversaryNets):
             raise ValueError(f"attacker {getattr(attacker, 'name', attacker)!r}: its state "
                              "must be an AdversaryNets (the Byzantine agents' critic, team "
@@ -896,11 +939,13 @@ def _adam_step(actor, opt, grad, lr):
     return optax.apply_updates(actor, updates), opt
 
 
-def actor_step(key, actors: MLP, opt, batch: Batch, deltas, agent_type, lr,
-               adversary_batch: int = 0):
+def mlp_actor_step(key, actors: MLP, opt, batch: Batch, deltas, agent_type, lr,
+                   adversary_batch: int = 0):
     """One Adam step per agent (rate ``lr``) on :func:`actor_loss` over the whole batch; with
     ``adversary_batch > 0`` (v2 code) the adversaries instead take one epoch of Adam steps
-    on shuffled minibatches of that size.
+    on shuffled minibatches of that size. (The linear family's actor step is
+    :func:`~decentral.resilient_ac.linear.linear_actor_step`; ``actor_step`` is this
+    function's older name, kept as an alias.)
 
     Returns:
         ``(actors, opt)`` stacked over agents.
@@ -933,3 +978,7 @@ def actor_step(key, actors: MLP, opt, batch: Batch, deltas, agent_type, lr,
                                                                  batch.actions, deltas)
     coop = agent_type == COOPERATIVE
     return _where_agents(coop, new_a, adv_a), _where_agents(coop, new_o, adv_o)
+
+
+#: The older name of :func:`mlp_actor_step` (kept for user code).
+actor_step = mlp_actor_step
