@@ -249,6 +249,21 @@ class _Execution:
     # ---------------- main ----------------
     def go(self, checkpoint_dir, progress, on_chunk_end) -> RunResult:
         plan = self.plan
+        n_chunks = len(plan.chunk_bounds)
+        ckpt = None
+        start, parts, loaded = 0, [], None
+        if checkpoint_dir is not None:
+            # from the traced programs, before anything compiles: a checkpoint of another run
+            # is refused at once
+            ckpt = Checkpoint(checkpoint_dir, self.checkpoint_config(),
+                              self.programs().texts())
+            if ckpt.exists():
+                chunk_records = [b - a for a, b in plan.chunk_bounds]
+                start, loaded, parts, log = ckpt.resume(self.spec("state"), self.spec("record"),
+                                                        chunk_records, self.seed_axis,
+                                                        self.n_seeds)
+            else:
+                ckpt.start()
         try:
             state, rec0, state_ok0, rec_ok0 = self.fns.init(self.seeds_dev, self.params_dev,
                                                            self.xs_dev)
@@ -259,26 +274,10 @@ class _Execution:
                     "record_fn(state), or as record_fn(state, ctx) with run(..., "
                     "record_context=True) (ctx = RecordContext(t, info, x)).") from exc
             raise
-        n_chunks = len(plan.chunk_bounds)
-        ckpt = None
-        start, parts = 0, []
-        if checkpoint_dir is not None:
-            ckpt = Checkpoint(checkpoint_dir, self.checkpoint_config(state, rec0),
-                              self.programs().texts())
-            if ckpt.exists():
-                chunk_records = [b - a for a, b in plan.chunk_bounds]
-                state_template = jax.tree_util.tree_map(
-                    lambda a: _unpadded_struct(a, self.seed_axis, self.n_seeds), state)
-                record_template = jax.tree_util.tree_map(
-                    lambda a: _unpadded_struct(a, self.seed_axis, self.n_seeds), rec0)
-                start, loaded, parts, log = ckpt.resume(state_template, record_template,
-                                                        chunk_records, self.seed_axis,
-                                                        self.n_seeds)
-                state = jax.device_put(jax.tree_util.tree_map(
-                    lambda a: pad_seeds(a, self.seed_axis, self.n_pad), loaded), self.batched)
-                self.replay_log(log)
-            else:
-                ckpt.start()
+        if loaded is not None:
+            state = jax.device_put(jax.tree_util.tree_map(
+                lambda a: pad_seeds(a, self.seed_axis, self.n_pad), loaded), self.batched)
+            self.replay_log(log)
         if start == 0:
             state_ok0, rec_ok0 = np.asarray(state_ok0), np.asarray(rec_ok0)
             if not plan.record_initial or not self.opts.check_records:
@@ -406,7 +405,17 @@ class _Execution:
         warnings.warn(msg, DivergenceWarning, stacklevel=4)
 
     # ---------------- checkpoint configuration ----------------
-    def checkpoint_config(self, state, rec0) -> dict:
+    def spec(self, which: str):
+        """``jax.ShapeDtypeStruct`` tree of the run's ``"state"`` or ``"record"``, with the
+        leading ``[P?, S]`` axes (unpadded seeds), from the traced programs."""
+        programs = self.programs()
+        per_seed = programs.init.out_avals if which == "state" or programs.record_fn is None \
+            else programs.record_fn.out_avals
+        lead = ((self.plan.sweep_size,) if self.plan.sweep else ()) + (self.n_seeds,)
+        return jax.tree_util.tree_map(
+            lambda a: jax.ShapeDtypeStruct(lead + tuple(a.shape), a.dtype), per_seed)
+
+    def checkpoint_config(self) -> dict:
         plan = self.plan
         alg = plan.algorithm
         programs = self.programs()
@@ -439,10 +448,8 @@ class _Execution:
             "sweep": to_jsonable(plan.sweep_spec),
             "sweep_size": plan.sweep_size,
             "seeds": plan.seeds.tolist(),
-            "state_spec": tree_spec(jax.tree_util.tree_map(
-                lambda a: _unpadded_struct(a, self.seed_axis, self.n_seeds), state)),
-            "record_spec": tree_spec(jax.tree_util.tree_map(
-                lambda a: _unpadded_struct(a, self.seed_axis, self.n_seeds), rec0)),
+            "state_spec": tree_spec(self.spec("state")),
+            "record_spec": tree_spec(self.spec("record")),
             "params": hash_tree(self.params),
             "xs": None if plan.xs is None else hash_tree(plan.xs),
             "key_derivation": KEY_DERIVATION,
@@ -498,11 +505,6 @@ def numeric_settings() -> dict:
            if not f.startswith(_DEVICE_COUNT_FLAGS)]
     return {"jax": jax.__version__, "jaxlib": getattr(jaxlib, "__version__", "?"),
             **flags, "xla_flags": sorted(xla)}
-
-
-def _unpadded_struct(a, seed_axis: int, n_seeds: int) -> jax.ShapeDtypeStruct:
-    shape = a.shape[:seed_axis] + (n_seeds,) + a.shape[seed_axis + 1:]
-    return jax.ShapeDtypeStruct(shape, a.dtype)
 
 
 def _concat(parts, axis):
