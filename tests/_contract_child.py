@@ -37,7 +37,7 @@ def main(folder: str) -> None:
         case = build()
         res = run(case.algorithm, case.params, SEEDS, case.num_steps,
                   record_fn=case.record_fn, record_context=case.record_context,
-                  progress=False)
+                  record_at=np.arange(1, 5) * (case.num_steps // 4), progress=False)
         leaves = _leaves((res.records, res.final_state))
         np.savez(out / f"{name}.npz", **{f"leaf_{i:04d}": a for i, a in enumerate(leaves)})
     (out / "report.json").write_text(json.dumps({"devices": jax.device_count(),

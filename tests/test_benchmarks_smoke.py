@@ -16,6 +16,9 @@ from benchmarks import bench_foundation as bf
 from decentral.graphs import erdos_renyi, row_stochastic
 from decentral.results import provenance
 
+# one worker runs this module: its tests share module-level runs (pytest-xdist)
+pytestmark = pytest.mark.xdist_group("benchmarks_smoke")
+
 EXPECTED_KEYS = {
     "name", "variant", "dtype", "size", "metric", "value", "reference", "reference_value",
     "ratio", "compile_s", "reference_compile_s", "times_s", "reference_times_s", "repeats",

@@ -21,6 +21,9 @@ from decentral.runner import run, seed_keys
 sys.path.insert(0, str(Path(__file__).parent))
 from contract_cases import CASES  # noqa: E402
 
+# one worker runs this module: its tests share module-level runs (pytest-xdist)
+pytestmark = pytest.mark.xdist_group("contract")
+
 SEEDS = [3, 1, 4]
 CHILD = Path(__file__).with_name("_contract_child.py")
 REPO = Path(__file__).resolve().parents[1]
@@ -34,10 +37,15 @@ def case_of(name):
     return _BUILT[name]
 
 
+def _record_at(case):
+    """Four record points (the gap layout: a whole run and its four chunks share a program)."""
+    return np.arange(1, 5) * (case.num_steps // 4)
+
+
 def _run(case, **kw):
     kw.setdefault("progress", False)
     return run(case.algorithm, case.params, SEEDS, case.num_steps, record_fn=case.record_fn,
-               record_context=case.record_context, **kw)
+               record_context=case.record_context, record_at=_record_at(case), **kw)
 
 
 def _assert_same(a, b):
@@ -111,7 +119,7 @@ def test_chunked_killed_and_resumed_runs_equal_the_whole_run(case, request, tmp_
     _assert_same(again.records, reference.records)
     with pytest.raises(ValueError, match="different run configuration"):
         run(case.other, case.params, SEEDS, case.num_steps, record_fn=case.record_fn,
-            record_context=case.record_context, chunk_size=chunk,
+            record_context=case.record_context, record_at=_record_at(case), chunk_size=chunk,
             checkpoint_dir=tmp_path, progress=False)
 
 

@@ -17,6 +17,9 @@ from figures import __main__ as cli
 from figures import graphs as fg
 from figures.registry import FigureContext, FigureOutput, discover, figure
 
+# one worker runs this module: its tests share module-level runs (pytest-xdist)
+pytestmark = pytest.mark.xdist_group("figures")
+
 GRAPH_FIGURE = "graphs.consensus_disagreement"
 
 

@@ -480,8 +480,9 @@ GAP_LAYOUT_MIN_SPACING = 8
 
 def padded_record_count(count: int) -> int:
     """The number of records a chunk of ``count`` records is compiled for in the gap layout:
-    the next power of two (1, 2, 4, 8, ...)."""
-    return 1 << max(0, int(count) - 1).bit_length()
+    the next power of two, at least 4 (4, 8, 16, ...), so that runs of up to 4 records per
+    chunk, chunked or not, share one program."""
+    return max(4, 1 << max(0, int(count) - 1).bit_length())
 
 
 #: JAX settings that change a run's numbers without changing its traced program.
