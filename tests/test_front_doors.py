@@ -1,0 +1,85 @@
+"""The families' conveniences are thin layers over ``decentral.runner.run``: ``bandits.evaluate``
+and ``resilient_ac.run_runs`` / ``run_experiment`` return the numbers that calling ``run``
+yourself returns, seed for seed."""
+
+import jax
+import numpy as np
+import pytest
+
+from decentral.bandits import (
+    bandit_algorithm,
+    bernoulli,
+    dec_ucb,
+    evaluate,
+    pseudo_regret,
+    ucb1,
+)
+from decentral.graphs import ring
+from decentral.resilient_ac import experiments as ex
+from decentral.resilient_ac import gridworld, mlp
+from decentral.runner import run
+
+SEEDS = [3, 11, 2**32 - 1]
+
+
+@pytest.mark.parametrize("policy", [
+    ucb1(),
+    dec_ucb(ring(4), backend="sparse"),
+], ids=["ucb1", "dec_ucb_sparse"])
+def test_evaluate_returns_what_run_returns(policy):
+    arms = bernoulli([0.8, 0.5, 0.3])
+    res = evaluate(policy, arms, 60, SEEDS, num_agents=4, record_every=20)
+    direct = run(bandit_algorithm(policy, arms, num_agents=4), policy.params, seeds=SEEDS,
+                 num_steps=60, record_every=20, record_fn=lambda state: state.pulls)
+    assert res.seeds.tolist() == SEEDS
+    np.testing.assert_array_equal(res.pulls, direct.final_state.pulls)
+    np.testing.assert_array_equal(res.realized_regret, direct.final_state.realized_regret)
+    # the recorded path is float32 (the run's dtype), pseudo_regret float64
+    np.testing.assert_allclose(res.regret_path,
+                               pseudo_regret(np.asarray(direct.records), res.gaps), rtol=1e-6)
+    # and each seed run alone gives its row of the batch
+    alone = evaluate(policy, arms, 60, [SEEDS[1]], num_agents=4, record_every=20)
+    np.testing.assert_array_equal(alone.pulls[0], res.pulls[1])
+    assert res.pulls.sum() == 3 * 4 * (3 + 60)        # every agent pulls M + T times
+
+
+TINY = mlp.LearningProtocol("v2", width=4, episodes_per_update=2, epochs=2, message_steps=2,
+                            adversary_epochs=2, adversary_batch=16, adversary_actor_batch=16,
+                            buffer_collections=2, shared_templates=False)
+
+
+def _direct_params(seeds, types, H):
+    """The runs of ``run_runs([(scenario, H, False)], seeds=seeds)`` built by hand from the
+    documented fields of LearnParams (one run per seed)."""
+    P = len(seeds)
+    env = gridworld.grid_world("v2", num_agents=5)
+    tmpl = jax.eval_shape(lambda: mlp.init_nets(jax.random.key(0), 5, env.obs_dim,
+                                                env.tr_input_dim, env.num_actions, TINY.width,
+                                                TINY.shared_templates))
+    f = np.dtype(jax.numpy.result_type(float))
+    hp = ex.HYPERPARAMS
+    return ex.LearnParams(
+        H=np.full(P, H, np.int32), agent_type=np.tile(np.asarray(types, np.int32), (P, 1)),
+        oracle=np.zeros(P, bool),
+        targets=np.stack([gridworld.paper_targets("v2", s) for s in seeds]).astype(np.int32),
+        seed=np.asarray(seeds, np.uint32), phase=np.zeros(P, np.int32),
+        warm=np.zeros(P, bool),
+        start_nets=jax.tree_util.tree_map(lambda s: np.zeros((P,) + s.shape, s.dtype), tmpl),
+        in_nodes=ex.resolve_graph("paper", 5), critic_lr=np.asarray(hp["critic_lr"], f),
+        actor_lr=np.asarray(hp["actor_lr"], f), gamma=np.asarray(hp["gamma"], f),
+        epsilon=np.asarray(hp["epsilon"], f))
+
+
+def test_run_experiment_returns_what_run_returns():
+    seeds = list(ex.default_seeds("v2")[:2])
+    res = ex.run_experiment("greedy", 1, code_version=TINY, seeds=seeds, episodes=4, phases=1)
+    types = [mlp.COOPERATIVE] * 5
+    types[ex.ADVERSARY] = mlp.AGENT_TYPES["greedy"]
+    alg = ex.learner(TINY, "corrected", adversary_slots=(ex.ADVERSARY,))
+    swept = ["H", "agent_type", "oracle", "targets", "seed", "phase", "warm", "start_nets"]
+    direct = run(alg, _direct_params(seeds, types, 1), [0], 4 // TINY.episodes_per_update,
+                 record_fn=lambda state, ctx: ctx.info, record_context=True, sweep=swept)
+    for name in ("coop_return", "adversary_return", "estimate"):
+        mine = np.asarray(getattr(direct.records, name))[:, 0].reshape(len(seeds), -1)
+        np.testing.assert_array_equal(getattr(res, name), mine, err_msg=name)
+    assert res.coop_return.shape == (2, 4) and np.all(np.isfinite(res.coop_return))
