@@ -300,10 +300,10 @@ def saved_learning_runs(version: str, variant: str, seeds, episodes, specs, out=
     figures then cost nothing after ``python -m proofs_checks --full`` (hours otherwise); the
     figure's config names the file (``"from_saved"``)."""
     from decentral.resilient_ac.experiments import (
-        _PAPER_PHASES,
         ADVERSARY,
         HYPERPARAMS,
         ExperimentResult,
+        default_phases,
     )
     from decentral.resilient_ac.mlp import get_variant
     from decentral.results import load_results
@@ -321,7 +321,7 @@ def saved_learning_runs(version: str, variant: str, seeds, episodes, specs, out=
     hyper = cfg.get("hyperparams", {})
     if (cfg.get("version") != version or cfg.get("variant") != f"{version}-{variant}"
             or cfg.get("graph") != "paper" or cfg.get("attacker") is not None
-            or cfg.get("grid") is not False or cfg.get("phases") != _PAPER_PHASES[version]
+            or cfg.get("grid") is not False or cfg.get("phases") != default_phases(version)
             or cfg.get("adversary_slots") != [ADVERSARY]
             or cfg.get("collision") != get_variant(version, variant).collision
             or any(hyper.get(k) != v for k, v in HYPERPARAMS.items())

@@ -43,10 +43,10 @@ from collections.abc import Mapping
 import numpy as np
 
 from decentral.resilient_ac.experiments import (
-    _PAPER_PHASES,
     SCENARIOS,
     V1_LOGGED,
     V2_LOGGED,
+    default_phases,
     run_runs,
     summary_levels,
 )
@@ -476,9 +476,9 @@ def _load_saved(path) -> dict:
     if cfg.get("grid"):
         raise ValueError(f"{path}: a run_grid result (one run per grid cell); the claims judge "
                          "run_runs results of the paper's experiment.")
-    if int(cfg["phases"]) != _PAPER_PHASES[cfg["version"]]:
+    if int(cfg["phases"]) != default_phases(cfg["version"]):
         raise ValueError(f"{path}: {cfg['phases']} phase(s); the {cfg['version']} experiment "
-                         f"has {_PAPER_PHASES[cfg['version']]}.")
+                         f"has {default_phases(cfg['version'])}.")
     lacking = _lacking(cfg["version"], zip(map(str, cfg.get("scenarios", ())), cfg.get("H", ()),
                                            map(bool, cfg.get("oracle", ())), strict=False))
     if lacking:

@@ -209,23 +209,11 @@ def _tiny_protocol():
 
 def learner_case() -> Case:
     from decentral.resilient_ac import experiments as ex
-    from decentral.resilient_ac.gridworld import grid_world, paper_targets
-    from decentral.resilient_ac.mlp import init_nets
 
     proto = _tiny_protocol()
     alg = ex.learner(proto, "corrected", adversary_slots=(4,))
-    env = grid_world("v1")
-    tmpl = jax.eval_shape(lambda: init_nets(jax.random.key(0), 5, env.obs_dim,
-                                            env.tr_input_dim, env.num_actions, proto.width,
-                                            proto.shared_templates))
+    params = ex.learner_params("malicious", 1, 50, code_version=proto)
     f = np.dtype(jnp.result_type(float))
-    params = ex.LearnParams(
-        H=np.int32(1), agent_type=np.array([0, 0, 0, 0, 3], np.int32), oracle=np.bool_(False),
-        targets=paper_targets("v1", 50), seed=np.uint32(50), phase=np.int32(0),
-        warm=np.bool_(False),
-        start_nets=jax.tree_util.tree_map(lambda s: np.zeros(s.shape, s.dtype), tmpl),
-        in_nodes=ex.PAPER_IN_NODES[None].copy(), critic_lr=np.asarray(0.01, f),
-        actor_lr=np.asarray(0.002, f), gamma=np.asarray(0.9, f), epsilon=np.asarray(0.05, f))
     bad_nets = params.start_nets._replace(
         critic=params.start_nets.critic._replace(w1=np.zeros((5, 10, 3), f)))
     bad = [

@@ -77,9 +77,25 @@ def test_run_experiment_returns_what_run_returns():
     types[ex.ADVERSARY] = mlp.AGENT_TYPES["greedy"]
     alg = ex.learner(TINY, "corrected", adversary_slots=(ex.ADVERSARY,))
     swept = ["H", "agent_type", "oracle", "targets", "seed", "phase", "warm", "start_nets"]
-    direct = run(alg, _direct_params(seeds, types, 1), [0], 4 // TINY.episodes_per_update,
+    by_hand = _direct_params(seeds, types, 1)
+    direct = run(alg, by_hand, [0], 4 // TINY.episodes_per_update,
                  record_fn=lambda state, ctx: ctx.info, record_context=True, sweep=swept)
     for name in ("coop_return", "adversary_return", "estimate"):
         mine = np.asarray(getattr(direct.records, name))[:, 0].reshape(len(seeds), -1)
         np.testing.assert_array_equal(getattr(res, name), mine, err_msg=name)
     assert res.coop_return.shape == (2, 4) and np.all(np.isfinite(res.coop_return))
+    # the public helper builds the same params (what run_runs runs)
+    helped = ex.stack_runs([ex.learner_params("greedy", 1, s, code_version=TINY) for s in seeds])
+    assert list(ex.RUN_FIELDS) == swept
+    for a, b in zip(jax.tree_util.tree_leaves(helped), jax.tree_util.tree_leaves(by_hand),
+                    strict=True):
+        assert np.asarray(a).dtype == np.asarray(b).dtype
+        np.testing.assert_array_equal(a, b)
+
+
+def test_stack_runs_refuses_runs_that_differ_in_a_shared_field():
+    a = ex.learner_params("greedy", 1, 50, code_version=TINY)
+    with pytest.raises(ValueError, match="differ in gamma"):
+        ex.stack_runs([a, a._replace(gamma=np.asarray(0.5))])
+    with pytest.raises(ValueError, match="seeds"):
+        ex.learner_params("greedy", 1, -1, code_version=TINY)

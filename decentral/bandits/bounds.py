@@ -68,7 +68,7 @@ from scipy.special import lambertw
 import decentral.graphs as g
 from decentral._checks import sum_tolerance
 from decentral.graphs import GraphSequence
-from decentral.graphs.perron import _closed_classes
+from decentral.graphs.perron import closed_classes
 from decentral.graphs.weights import effective_tolerance, metropolis_rule, row_rule
 from decentral.hypotheses import warn_hypothesis
 
@@ -443,7 +443,7 @@ def graph_constants(graph, *, rule: str | None = None, max_powers: int = 100_000
     # pi is None only when there really are several closed classes (counted, never inferred
     # from an error: a float32 W cast to float64 is row-stochastic to its own dtype's
     # tolerance only, which perron_vector is told)
-    if len(_closed_classes(W > 0)) > 1:
+    if len(closed_classes(W > 0)) > 1:
         pi = None
     else:
         pi = np.asarray(g.perron_vector(W, tol=_source_tolerance(W_given)), np.float64)

@@ -37,7 +37,7 @@ import scipy.linalg
 
 from decentral._checks import check_int
 from decentral.graphs import GraphSequence, absolute_probability_sequence, connectivity_window
-from decentral.graphs.checks import _window_unions, pattern_stack
+from decentral.graphs.checks import pattern_stack, window_unions
 from decentral.markov import mixing_time
 from decentral.schedules import StepSize
 
@@ -94,7 +94,7 @@ def window_diameter(graphs, window: int, *, horizon: int | None = None) -> int:
     from scipy.sparse.csgraph import shortest_path
 
     pats, wrap, _ = pattern_stack(graphs, horizon=horizon)
-    unions, _ = _window_unions(pats, window, wrap)
+    unions, _ = window_unions(pats, window, wrap)
     worst = 0
     for u in np.unique(unions, axis=0):
         dist = shortest_path(csr_matrix(u.T), unweighted=True)

@@ -40,8 +40,9 @@ from .checks import (
     min_positive_weight,
     require_stochastic_sequence,
     sequence_stochasticity_failure,
+    window_unions,
 )
-from .perron import APSResult, absolute_probability_sequence, perron_vector
+from .perron import APSResult, absolute_probability_sequence, closed_classes, perron_vector
 from .robustness import is_r_robust, is_rs_robust, r_robustness, robustness_witness
 from .sequences import (
     GraphSequence,
@@ -80,7 +81,7 @@ __all__ = [
     "APSResult", "GraphSequence", "NeighborTable", "WindowReport",
     "absolute_probability_sequence", "add_self_loops", "adjacency_to_table", "as_sequence",
     "as_table",
-    "circulant",
+    "circulant", "closed_classes",
     "column_stochastic", "complete", "connectivity_window", "connectivity_window_report",
     "dense_to_table", "diameter", "erdos_renyi", "explicit", "exponential", "from_edges",
     "from_networkx", "gather", "grid2d", "is_column_stochastic", "is_doubly_stochastic",
@@ -88,7 +89,7 @@ __all__ = [
     "metropolis", "min_positive_weight", "mix", "one_peer_exponential", "path", "periodic",
     "perron_vector", "prescribed_pi_weights", "r_robustness", "random_edge_drops",
     "read_adjlist", "replace_sender_messages", "require_stochastic",
-    "require_stochastic_sequence", "ring", "robustness_witness", "row_stochastic",
+    "require_stochastic_sequence", "ring", "robustness_witness", "window_unions", "row_stochastic",
     "sequence_stochasticity_failure", "star", "static", "stochasticity_violations",
     "table_rule_weights", "table_to_dense", "to_networkx",
 ]

@@ -32,6 +32,7 @@ __all__ = [
     "connectivity_window",
     "connectivity_window_report",
     "WindowReport",
+    "window_unions",
     "pattern_stack",
     "sequence_stochasticity_failure",
     "require_stochastic_sequence",
@@ -155,8 +156,13 @@ class WindowReport:
                 f" {self.how})")
 
 
-def _window_unions(pats: np.ndarray, window: int, wrap: bool) -> tuple[np.ndarray, np.ndarray]:
-    """Unions of every window of ``window`` consecutive patterns, vectorized via cumsums."""
+def window_unions(pats: np.ndarray, window: int, wrap: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Unions of every window of ``window`` consecutive patterns ``pats [T, N, N]`` (bool),
+    vectorized via cumsums.
+
+    Returns ``(unions, starts)``: ``unions[k]`` is the union of ``pats[starts[k] : starts[k] +
+    window]``; with ``wrap`` (a periodic sequence) every start ``0..T-1`` wraps around the
+    period, without it the starts are ``0..T-window``."""
     t = pats.shape[0]
     if wrap:
         reps = math.ceil((t + window) / t)
@@ -178,7 +184,7 @@ def connectivity_window_report(seq, window: int, *, horizon: int | None = None,
     pats, wrap, how = pattern_stack(seq, horizon=horizon, key=key)
     if not wrap and window > pats.shape[0]:
         raise ValueError(f"window {window} is longer than the {pats.shape[0]} graphs given.")
-    unions, starts = _window_unions(pats, int(window), wrap)
+    unions, starts = window_unions(pats, int(window), wrap)
     for s, u in zip(starts, unions, strict=True):
         if not _strongly_connected(u):
             reach = shortest_path(csr_matrix(u), unweighted=True)
@@ -210,7 +216,7 @@ def connectivity_window(seq, *, horizon: int | None = None, key=None) -> int | N
         return None
     # Monotone in L (a longer window contains a shorter one): binary search on [1, t].
     def every_window_connected(window: int) -> bool:
-        unions, _ = _window_unions(pats, window, wrap)
+        unions, _ = window_unions(pats, window, wrap)
         return all(_strongly_connected(u) for u in unions)
 
     lo, hi = 1, t

@@ -27,10 +27,10 @@ from decentral._checks import check_int
 from .sequences import GraphSequence
 from .weights import effective_tolerance, require_stochastic
 
-__all__ = ["perron_vector", "absolute_probability_sequence", "APSResult"]
+__all__ = ["perron_vector", "absolute_probability_sequence", "APSResult", "closed_classes"]
 
 
-def _closed_classes(pattern: np.ndarray) -> list[np.ndarray]:
+def closed_classes(pattern: np.ndarray) -> list[np.ndarray]:
     """Closed classes of the pattern ``pattern[i, j]`` (i hears j): strongly connected groups
     of agents that hear nobody outside the group (the recurrent classes of the chain that moves
     i -> j with probability W[i, j])."""
@@ -99,7 +99,7 @@ def perron_vector(W, *, tol: float | None = None) -> np.ndarray:
     """
     w = require_stochastic(W, "row", name="W") if tol is None else \
         require_stochastic(W, "row", name="W", tol=tol)
-    classes = _closed_classes(w > 0)
+    classes = closed_classes(w > 0)
     if len(classes) != 1:
         raise ValueError(_several_classes_message(classes, "W"))
     closed = classes[0]
@@ -296,7 +296,7 @@ def _require_mixing_tail(ws: np.ndarray, T: int) -> None:
     recursion would then return (a mixture of) its uniform start, not a unique π."""
     if ws.shape[0] <= T:
         return                                  # no tail: the caller warns instead
-    classes = _closed_classes(np.any(ws[T:] > 0, axis=0))
+    classes = closed_classes(np.any(ws[T:] > 0, axis=0))
     if len(classes) > 1:
         raise ValueError(_several_classes_message(
             classes, f"the union of W_{T} … W_{ws.shape[0] - 1}").replace(

@@ -89,13 +89,16 @@ from .consensus import (
     values_of,
 )
 from .experiments import (
+    RUN_FIELDS,
     SCENARIOS,
     ExperimentResult,
     LearnParams,
+    learner_params,
     resolve_graph,
     run_experiment,
     run_grid,
     run_runs,
+    stack_runs,
 )
 from .gridworld import (
     GridParams,
@@ -149,6 +152,7 @@ __all__ = [
     "LinearACInfo", "CONSENSUS_VARIANTS", "FiniteMDP", "random_mdp", "exact_references",
     "LinearReferences", "feature_extreme", "example1_mdp", "example1_attacker",
     "greedy_adversary", "faulty_adversary", "malicious_adversary", "ADVERSARIES",
-    "run_experiment", "run_grid", "run_runs", "LearnParams", "ExperimentResult", "SCENARIOS",
+    "run_experiment", "run_grid", "run_runs", "learner_params", "stack_runs", "RUN_FIELDS",
+    "LearnParams", "ExperimentResult", "SCENARIOS",
     "resolve_graph",
 ]

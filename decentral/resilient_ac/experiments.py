@@ -109,8 +109,10 @@ from .mlp import (
 __all__ = [
     "SCENARIOS", "ADVERSARY", "PAPER_IN_NODES", "K5_IN_NODES", "resolve_graph", "HYPERPARAMS",
     "LearnParams", "LearnerState", "EpisodeMetrics", "ExperimentResult", "collect_episodes",
-    "learner", "run_experiment", "run_grid", "run_runs", "window_mean", "rolling_mean", "V1_LOGGED",
+    "learner", "learner_params", "stack_runs", "RUN_FIELDS", "run_experiment", "run_grid",
+    "run_runs", "window_mean", "rolling_mean", "V1_LOGGED",
     "V2_LOGGED", "v1_panel_arrays", "v2_panel_arrays", "summary_levels", "default_seeds",
+    "default_phases",
 ]
 
 #: The scenarios of the paper's figures.
@@ -161,6 +163,12 @@ V2_LOGGED: dict[tuple[str, int], tuple] = {
 _PAPER_SEEDS = {"v1": (50, 100, 200, 500, 1000), "v2": (100, 200, 300)}
 _PAPER_EPISODES = {"v1": 10_000, "v2": 4_000}
 _PAPER_PHASES = {"v1": 1, "v2": 2}
+
+
+def default_phases(version: str) -> int:
+    """The number of training phases of the authors' runs (v1: 1, v2: 2)."""
+    get_protocol(version)
+    return _PAPER_PHASES[version]
 
 
 def default_seeds(version: str) -> tuple[int, ...]:
@@ -785,6 +793,92 @@ def run_grid(scenarios: Sequence, Hs: Sequence[int], *, oracles: Sequence[bool] 
                             res.estimate.reshape(shape), cfg, res.seconds)
 
 
+#: The :class:`LearnParams` fields that differ between the runs of a grid: :func:`run_runs`
+#: stacks them along a leading run axis and sweeps them (``run(..., sweep=RUN_FIELDS)``).
+RUN_FIELDS: tuple[str, ...] = ("H", "agent_type", "oracle", "targets", "seed", "phase", "warm",
+                               "start_nets")
+
+
+def _one_run(protocol: LearningProtocol, types: np.ndarray, H: int, oracle: bool, seed: int,
+             in_nodes: np.ndarray, rates: tuple) -> LearnParams:
+    """One run's params from checked values (fresh networks, phase 0)."""
+    A = types.shape[0]
+    f = np.dtype(jnp.result_type(float))
+    env = grid_world(protocol.version, num_agents=A)
+    tmpl = jax.eval_shape(lambda: init_nets(jax.random.key(0), A, env.obs_dim,
+                                            env.tr_input_dim, env.num_actions, protocol.width,
+                                            protocol.shared_templates))
+    critic_lr, actor_lr, gamma, epsilon = rates
+    return LearnParams(
+        H=np.int32(H), agent_type=types, oracle=np.bool_(oracle),
+        targets=_targets(protocol.version, seed, A), seed=np.uint32(seed), phase=np.int32(0),
+        warm=np.bool_(False),
+        start_nets=jax.tree_util.tree_map(lambda s: np.zeros(s.shape, s.dtype), tmpl),
+        in_nodes=in_nodes, critic_lr=np.asarray(critic_lr, f), actor_lr=np.asarray(actor_lr, f),
+        gamma=np.asarray(gamma, f), epsilon=np.asarray(epsilon, f))
+
+
+def stack_runs(runs: Sequence[LearnParams]) -> LearnParams:
+    """Several runs' :class:`LearnParams` as one, :data:`RUN_FIELDS` stacked along a leading
+    axis (the other fields, shared by every run, taken from the first; they must be equal)."""
+    runs = list(runs)
+    if not runs:
+        raise ValueError("stack_runs needs at least one LearnParams.")
+    for name in LearnParams._fields:
+        if name in RUN_FIELDS:
+            continue
+        first = np.asarray(getattr(runs[0], name))
+        if any(not np.array_equal(first, np.asarray(getattr(r, name))) for r in runs[1:]):
+            raise ValueError(f"the runs differ in {name}, which every run of one call shares; "
+                             f"only {', '.join(RUN_FIELDS)} may differ.")
+    stacked = {name: jax.tree_util.tree_map(lambda *v: np.stack(v),
+                                            *[getattr(r, name) for r in runs])
+               for name in RUN_FIELDS}
+    return runs[0]._replace(**stacked)
+
+
+def learner_params(scenario="cooperative", H: int = 1, seed: int | None = None, *,
+                   code_version: str | LearningProtocol | None = None, oracle: bool = False,
+                   graphs: Any = None, adversary: int = ADVERSARY,
+                   critic_lr: float = HYPERPARAMS["critic_lr"],
+                   actor_lr: float = HYPERPARAMS["actor_lr"], gamma: float = HYPERPARAMS["gamma"],
+                   epsilon: float = HYPERPARAMS["epsilon"]) -> LearnParams:
+    """The params of one run of :func:`learner` (fresh networks, first phase): what
+    :func:`run_runs` builds for each ``(scenario, H, oracle)`` and seed, for calling
+    :func:`~decentral.runner.run` yourself.
+
+    Args:
+        scenario, H, oracle, graphs, adversary, critic_lr, actor_lr, gamma, epsilon,
+            code_version: as :func:`run_runs`.
+        seed: one experiment seed (default: the first of :func:`default_seeds`); the authors'
+            seeds use their tabulated targets.
+
+    Returns:
+        An unbatched :class:`LearnParams`; :func:`stack_runs` stacks several for one call of
+        ``run(learner(...), stacked, [0], num_updates, sweep=list(RUN_FIELDS))``, which is
+        what :func:`run_runs` does.
+
+    Example:
+        >>> p = learner_params("greedy", 1, 50)
+        >>> p.agent_type.tolist(), int(p.seed), p.in_nodes.shape
+        ([0, 0, 0, 0, 1], 50, (1, 5, 4))
+    """
+    from decentral.runner import validate_seeds
+
+    protocol = get_protocol(_version_alias(code_version, None))
+    graph = _graphs_alias(graphs, None)
+    A = _num_agents_of(graph)
+    in_nodes = resolve_graph(graph, A)
+    seed = default_seeds(protocol.version)[0] if seed is None else seed
+    seed = int(validate_seeds([seed])[0])
+    rates = (_check_positive_finite(critic_lr, "critic_lr"),
+             _check_positive_finite(actor_lr, "actor_lr"), _check_gamma(gamma),
+             _check_epsilon(epsilon))
+    return _one_run(protocol, _agent_types(scenario, A, adversary), _check_H(H), bool(oracle),
+                    seed, in_nodes, rates)
+
+
+
 def run_runs(specs: Sequence[tuple], *, code_version: str | LearningProtocol | None = None,
              variant: str | Variant = "corrected", seeds: Sequence[int] | None = None,
              episodes: int | None = None, phases: int | None = None, graphs: Any = None,
@@ -866,22 +960,10 @@ def run_runs(specs: Sequence[tuple], *, code_version: str | LearningProtocol | N
 
     combos = list(itertools.product(range(len(specs)), range(len(seeds))))
     P = len(combos)
-    f = np.dtype(jnp.result_type(float))
-    env = grid_world(protocol.version, num_agents=A)
-    tmpl = jax.eval_shape(lambda: init_nets(jax.random.key(0), A, env.obs_dim,
-                                            env.tr_input_dim, env.num_actions, protocol.width,
-                                            protocol.shared_templates))
-    zero_nets = jax.tree_util.tree_map(lambda s: np.zeros((P,) + s.shape, s.dtype), tmpl)
-    params = LearnParams(
-        H=np.asarray([specs[r][1] for r, _ in combos], np.int32),
-        agent_type=np.stack([types[r] for r, _ in combos]),
-        oracle=np.asarray([specs[r][2] for r, _ in combos]),
-        targets=np.stack([_targets(protocol.version, seeds[k], A) for _, k in combos]),
-        seed=np.asarray([seeds[k] for _, k in combos], np.uint32),
-        phase=np.zeros(P, np.int32), warm=np.zeros(P, bool), start_nets=zero_nets,
-        in_nodes=in_nodes, critic_lr=np.asarray(critic_lr, f), actor_lr=np.asarray(actor_lr, f),
-        gamma=np.asarray(gamma, f), epsilon=np.asarray(epsilon, f))
-    swept = ["H", "agent_type", "oracle", "targets", "seed", "phase", "warm", "start_nets"]
+    rates = (critic_lr, actor_lr, gamma, epsilon)
+    params = stack_runs([_one_run(protocol, types[r], specs[r][1], specs[r][2], seeds[k],
+                                  in_nodes, rates) for r, k in combos])
+    swept = list(RUN_FIELDS)
     n_updates = episodes // n_up_ep
     start = time.perf_counter()
     parts = []
