@@ -111,6 +111,17 @@ def _received_nan_as_inf(values):
     return jnp.where(received & jnp.isnan(values), jnp.asarray(jnp.inf, values.dtype), values)
 
 
+def _entry(values, k, nan_as_inf: bool):
+    """``values[k]``; with ``nan_as_inf`` a NaN received value (``k >= 1``) read as ``+inf``.
+    The streaming paths read every entry through this, so the select fuses into each pass
+    (no second copy of the values)."""
+    v = values[k]
+    if not nan_as_inf or (isinstance(k, int) and k == 0):
+        return v
+    nan = jnp.isnan(v) if isinstance(k, int) else jnp.isnan(v) & (k > 0)
+    return jnp.where(nan, jnp.asarray(jnp.inf, v.dtype), v)
+
+
 def _static_H(H) -> int | None:
     """``H`` as a Python int when it is static (validated by :func:`_prepare`), else None."""
     return None if _is_traced(H) else int(H)
@@ -150,7 +161,7 @@ def _over_entries(start: int, K: int, body, carry):
     return jax.lax.fori_loop(start, K, body, carry)
 
 
-def _extremes(values, mask1, start: int, L: int):
+def _extremes(values, mask1, start: int, L: int, nan_as_inf: bool = False):
     """The ``L`` largest (descending) and ``L`` smallest (ascending) real values among the
     entries ``k >= start``, element-wise; missing places hold ``-inf`` / ``+inf``.
 
@@ -164,7 +175,7 @@ def _extremes(values, mask1, start: int, L: int):
 
     def body(k, lists):
         top, bot = lists
-        v, real = values[k], mask1[k]
+        v, real = _entry(values, k, nan_as_inf), mask1[k]
         c = jnp.where(real, v, jnp.asarray(-jnp.inf, dtype))
         new_top = []
         for t in top:
@@ -180,7 +191,7 @@ def _extremes(values, mask1, start: int, L: int):
     return _over_entries(start, values.shape[0], body, ((neg,) * L, (pos,) * L))
 
 
-def _sum_between(values, mask1, start: int, t_lo, t_hi):
+def _sum_between(values, mask1, start: int, t_lo, t_hi, nan_as_inf: bool = False):
     """One pass over the entries ``k >= start``: the sum and count of the real values strictly
     inside ``(t_lo, t_hi)`` and the count of the real values ``>= t_hi`` (counts int32)."""
     x0 = values[0]
@@ -188,7 +199,7 @@ def _sum_between(values, mask1, start: int, t_lo, t_hi):
 
     def body(k, carry):
         total, n_in, n_ge = carry
-        v, real = values[k], mask1[k]
+        v, real = _entry(values, k, nan_as_inf), mask1[k]
         below_hi = v < t_hi
         inside = real & below_hi & (v > t_lo)
         return (total + jnp.where(inside, v, jnp.zeros((), values.dtype)),
@@ -220,9 +231,8 @@ def _wmsr_streaming(values, mask1, H: int):
     H = min(H, K - 1)                          # no more than K - 1 neighbours can be dropped
     if H == 0:
         return _mean_streaming(values, mask1)
-    values = _received_nan_as_inf(values)
     x0 = values[0]
-    top, bot = _extremes(values, mask1, 1, H)  # neighbour values only
+    top, bot = _extremes(values, mask1, 1, H, True)  # neighbour values only (NaN as +inf)
     # dropped: top[h] where above x0 (at most H, the largest), bot[h] where below; the smallest
     # dropped value above is t_hi, the largest below t_lo (+-inf when nothing is dropped).
     # Every value strictly beyond a threshold is dropped, so the kept values are those strictly
@@ -233,7 +243,7 @@ def _wmsr_streaming(values, mask1, H: int):
         up, dn = t > x0, b < x0
         t_hi, t_lo = jnp.where(up, t, t_hi), jnp.where(dn, b, t_lo)   # lists run outwards-in
         n_up, n_dn = n_up + up.astype(jnp.int32), n_dn + dn.astype(jnp.int32)
-    total, n_in, n_ge = _sum_between(values, mask1, 1, t_lo, t_hi)
+    total, n_in, n_ge = _sum_between(values, mask1, 1, t_lo, t_hi, True)
     n_real = jnp.sum(mask1[1:].astype(jnp.int32))
     kept_hi = n_ge - n_up                              # copies of t_hi kept (>= 0)
     kept_lo = n_real - n_dn - n_in - n_ge              # #(real <= t_lo) - n_dn
@@ -248,10 +258,9 @@ def _trimmed_streaming(values, mask1, H: int):
         return x0
     if H == 0:
         return _mean_streaming(values, mask1)
-    values = _received_nan_as_inf(values)
-    top, bot = _extremes(values, mask1, 0, H)  # all real values, own included
+    top, bot = _extremes(values, mask1, 0, H, True)  # all real values, own included
     t_hi, t_lo = top[-1], bot[-1]              # the H-th largest / smallest
-    total, n_in, n_ge = _sum_between(values, mask1, 0, t_lo, t_hi)
+    total, n_in, n_ge = _sum_between(values, mask1, 0, t_lo, t_hi, True)
     count = jnp.sum(mask1.astype(jnp.int32))
     kept = count - 2 * H
     kept_hi = n_ge - H                         # everything above t_hi is among the H dropped
@@ -269,13 +278,13 @@ def _clipped_streaming(values, mask1, H: int):
         return x0
     if H == 0:
         return _mean_streaming(values, mask1)
-    values = _received_nan_as_inf(values)
-    top, bot = _extremes(values, mask1, 0, H + 1)
+    top, bot = _extremes(values, mask1, 0, H + 1, True)
     lo = jnp.minimum(bot[-1], x0)              # s[H]
     hi = jnp.maximum(top[-1], x0)              # s[K_i - H - 1]
 
     def body(k, total):
-        return total + jnp.where(mask1[k], jnp.minimum(jnp.maximum(values[k], lo), hi),
+        v = _entry(values, k, True)
+        return total + jnp.where(mask1[k], jnp.minimum(jnp.maximum(v, lo), hi),
                                  jnp.zeros((), values.dtype))
 
     total = _over_entries(0, K, body, jnp.zeros_like(x0))
