@@ -43,16 +43,16 @@ def test_evaluate_returns_what_run_returns(policy):
     assert res.pulls.sum() == 3 * 4 * (3 + 60)        # every agent pulls M + T times
 
 
-TINY = mlp.LearningProtocol("v2", width=4, episodes_per_update=2, epochs=2, message_steps=2,
-                            adversary_epochs=2, adversary_batch=16, adversary_actor_batch=16,
-                            buffer_collections=2, shared_templates=False)
+TINY = mlp.LearningProtocol("v1", width=4, episodes_per_update=2, epochs=1, message_steps=1,
+                            adversary_epochs=1, adversary_batch=0, adversary_actor_batch=0,
+                            buffer_collections=1, shared_templates=True)
 
 
 def _direct_params(seeds, types, H):
     """The runs of ``run_runs([(scenario, H, False)], seeds=seeds)`` built by hand from the
     documented fields of LearnParams (one run per seed)."""
     P = len(seeds)
-    env = gridworld.grid_world("v2", num_agents=5)
+    env = gridworld.grid_world("v1", num_agents=5)
     tmpl = jax.eval_shape(lambda: mlp.init_nets(jax.random.key(0), 5, env.obs_dim,
                                                 env.tr_input_dim, env.num_actions, TINY.width,
                                                 TINY.shared_templates))
@@ -61,7 +61,7 @@ def _direct_params(seeds, types, H):
     return ex.LearnParams(
         H=np.full(P, H, np.int32), agent_type=np.tile(np.asarray(types, np.int32), (P, 1)),
         oracle=np.zeros(P, bool),
-        targets=np.stack([gridworld.paper_targets("v2", s) for s in seeds]).astype(np.int32),
+        targets=np.stack([gridworld.paper_targets("v1", s) for s in seeds]).astype(np.int32),
         seed=np.asarray(seeds, np.uint32), phase=np.zeros(P, np.int32),
         warm=np.zeros(P, bool),
         start_nets=jax.tree_util.tree_map(lambda s: np.zeros((P,) + s.shape, s.dtype), tmpl),
@@ -71,7 +71,7 @@ def _direct_params(seeds, types, H):
 
 
 def test_run_experiment_returns_what_run_returns():
-    seeds = list(ex.default_seeds("v2")[:2])
+    seeds = list(ex.default_seeds("v1")[:2])
     res = ex.run_experiment("greedy", 1, code_version=TINY, seeds=seeds, episodes=4, phases=1)
     types = [mlp.COOPERATIVE] * 5
     types[ex.ADVERSARY] = mlp.AGENT_TYPES["greedy"]
