@@ -26,7 +26,9 @@ class Case(NamedTuple):
             a user would) and a regex the refusal must match (it names the field).
         other: the same factory built with another configuration (another graph or option):
             a checkpoint of ``algorithm`` must refuse it.
-        num_steps: a run length (a multiple of 4).
+        num_steps: a run length, recorded at four evenly spaced points; 32 (points 8 apart:
+            the runner's gap layout, where a whole run and its four chunks share one
+            compiled program, so the chunking test compiles each case once).
         record_fn: a record function (None: the whole state).
         record_context: whether ``record_fn`` takes the record context.
         graph_swap: None, or ``(params with another sequence of the same structure in
@@ -44,7 +46,7 @@ class Case(NamedTuple):
     params: Any
     bad_params: list
     other: Any
-    num_steps: int = 8
+    num_steps: int = 32
     record_fn: Callable | None = None
     record_context: bool = False
     graph_swap: Any = None
