@@ -1,47 +1,15 @@
-"""The families' conveniences are thin layers over ``decentral.runner.run``: ``bandits.evaluate``
-and ``resilient_ac.run_runs`` / ``run_experiment`` return the numbers that calling ``run``
-yourself returns, seed for seed."""
+"""The grid-world conveniences are thin layers over ``decentral.runner.run``:
+``resilient_ac.run_runs`` / ``run_experiment`` return the numbers that calling ``run`` yourself
+returns, seed for seed. (``bandits.evaluate`` against ``run``:
+``tests/test_bandits.py::test_evaluate_environment_as_data_matches_closed_over_constants``.)"""
 
 import jax
 import numpy as np
 import pytest
 
-from decentral.bandits import (
-    bandit_algorithm,
-    bernoulli,
-    dec_ucb,
-    evaluate,
-    pseudo_regret,
-    ucb1,
-)
-from decentral.graphs import ring
 from decentral.resilient_ac import experiments as ex
 from decentral.resilient_ac import gridworld, mlp
 from decentral.runner import run
-
-SEEDS = [3, 11, 2**32 - 1]
-
-
-@pytest.mark.parametrize("policy", [
-    ucb1(),
-    dec_ucb(ring(4), backend="sparse"),
-], ids=["ucb1", "dec_ucb_sparse"])
-def test_evaluate_returns_what_run_returns(policy):
-    arms = bernoulli([0.8, 0.5, 0.3])
-    res = evaluate(policy, arms, 60, SEEDS, num_agents=4, record_every=20)
-    direct = run(bandit_algorithm(policy, arms, num_agents=4), policy.params, seeds=SEEDS,
-                 num_steps=60, record_every=20, record_fn=lambda state: state.pulls)
-    assert res.seeds.tolist() == SEEDS
-    np.testing.assert_array_equal(res.pulls, direct.final_state.pulls)
-    np.testing.assert_array_equal(res.realized_regret, direct.final_state.realized_regret)
-    # the recorded path is float32 (the run's dtype), pseudo_regret float64
-    np.testing.assert_allclose(res.regret_path,
-                               pseudo_regret(np.asarray(direct.records), res.gaps), rtol=1e-6)
-    # and each seed run alone gives its row of the batch
-    alone = evaluate(policy, arms, 60, [SEEDS[1]], num_agents=4, record_every=20)
-    np.testing.assert_array_equal(alone.pulls[0], res.pulls[1])
-    assert res.pulls.sum() == 3 * 4 * (3 + 60)        # every agent pulls M + T times
-
 
 TINY = mlp.LearningProtocol("v1", width=4, episodes_per_update=2, epochs=1, message_steps=1,
                             adversary_epochs=1, adversary_batch=0, adversary_actor_batch=0,

@@ -335,8 +335,10 @@ def test_consensus_epoch_refuses_stray_adversaries_and_bad_attacker_state():
     echo = _echo_attacker()
     wrong = Attacker(echo.init, lambda k, s, p, t, v, c: (echo.step(k, s, p, t, v, c)[0], {}),
                      {}, "stateless")
+    # refused while tracing (eager, the epoch before the attacker's step costs seconds)
+    epoch = functools.partial(mlp.consensus_epoch, attacker=wrong)
     with pytest.raises(ValueError, match="must be an AdversaryNets"):
-        mlp.consensus_epoch(*args, jnp.array([0, 0, 0, 0, 1]), *rest, attacker=wrong)
+        jax.jit(epoch, static_argnums=(9, 10, 11))(*args, jnp.array([0, 0, 0, 0, 1]), *rest)
 
 
 def test_team_targets_oracle_and_malicious():
