@@ -153,9 +153,9 @@ def _leaves(tree):
 @pytest.mark.subprocess
 def test_results_do_not_depend_on_the_number_of_devices(tmp_path):
     """Every case in one child with 2 CPU devices (its seeds split over them) gives the numbers
-    of the one-device run here, bit for bit, except the cases declared batch-dependent (dense
-    mixing of non-dyadic weights, see ``Case.batch_invariant``), whose sparse twins are held
-    to bit identity here too."""
+    of the one-device run here, bit for bit. The cases declared batch-dependent (dense mixing
+    of non-dyadic weights, the grid-world learner: see ``Case.batch_invariant``) are not run
+    there (nothing of theirs is held bit for bit); their sparse twins are."""
     env = dict(os.environ)
     env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
     env["JAX_PLATFORMS"] = "cpu"
@@ -165,9 +165,11 @@ def test_results_do_not_depend_on_the_number_of_devices(tmp_path):
                          capture_output=True, text=True, timeout=600, check=False)
     assert out.returncode == 0, out.stderr[-3000:]
     report = json.loads((tmp_path / "report.json").read_text())
-    assert report["devices"] == 2 and sorted(report["cases"]) == sorted(CASES)
+    invariant = sorted(name for name in CASES if case_of(name).batch_invariant)
+    assert report["devices"] == 2 and sorted(report["cases"]) == invariant
+    assert len(invariant) >= len(CASES) - 6, "declare a case batch-dependent only for a cause"
     differing = {}
-    for name in sorted(CASES):
+    for name in invariant:
         there = np.load(tmp_path / f"{name}.npz")
         theirs = [there[f"leaf_{i:04d}"] for i in range(len(there.files))]
         reference = _reference(name)
@@ -175,7 +177,7 @@ def test_results_do_not_depend_on_the_number_of_devices(tmp_path):
         same = len(mine) == len(theirs) and all(
             a.shape == b.shape and np.array_equal(a, b) for a, b in zip(mine, theirs,
                                                                        strict=True))
-        if not same and case_of(name).batch_invariant:
+        if not same:
             differing[name] = max(float(np.max(np.abs(a.astype(float) - b.astype(float))))
                                   for a, b in zip(mine, theirs, strict=True)
                                   if a.shape == b.shape and a.size)

@@ -462,11 +462,11 @@ def test_params_H_replaces_the_algorithms_H(consensus):
     p1 = linear_params(mdp, init_noise=0.5, H=1)
     s0 = alg0.init(jax.random.key(0), p1)
     eager, _ = alg0.step(jax.random.key(1), s0, p1, jnp.int32(0), None)
-    ref, _ = _example1_alg(H=1, consensus=consensus).step(jax.random.key(1), s0, base,
-                                                          jnp.int32(0), None)
+    ref, _ = jax.jit(_example1_alg(H=1, consensus=consensus).step)(
+        jax.random.key(1), s0, base, jnp.int32(0), None)
     np.testing.assert_allclose(eager.team_reward, ref.team_reward, rtol=1e-12)
-    swept = jax.vmap(lambda h: alg0.step(jax.random.key(1), s0, p1._replace(H=h),
-                                         jnp.int32(0), None)[0].team_reward)(
+    swept = jax.jit(jax.vmap(lambda h: alg0.step(jax.random.key(1), s0, p1._replace(H=h),
+                                                 jnp.int32(0), None)[0].team_reward))(
         jnp.array([0, 1], jnp.int32))
     np.testing.assert_allclose(swept[1], ref.team_reward, rtol=1e-12)
 
