@@ -15,20 +15,11 @@ import jax
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
-from contract_cases import CASES  # noqa: E402
+from contract_cases import CASES, leaves_of  # noqa: E402
 
 from decentral.runner import run  # noqa: E402
 
 SEEDS = [3, 1, 4]
-
-
-def _leaves(tree):
-    out = []
-    for x in jax.tree_util.tree_leaves(tree):
-        if jax.numpy.issubdtype(getattr(x, "dtype", None), jax.dtypes.prng_key):
-            x = jax.random.key_data(x)
-        out.append(np.asarray(x))
-    return out
 
 
 def main(folder: str) -> None:
@@ -42,7 +33,7 @@ def main(folder: str) -> None:
         res = run(case.algorithm, case.params, SEEDS, case.num_steps,
                   record_fn=case.record_fn, record_context=case.record_context,
                   record_at=np.arange(1, 5) * (case.num_steps // 4), progress=False)
-        leaves = _leaves((res.records, res.final_state))
+        leaves = leaves_of((res.records, res.final_state))
         np.savez(out / f"{name}.npz", **{f"leaf_{i:04d}": a for i, a in enumerate(leaves)})
     (out / "report.json").write_text(json.dumps({"devices": jax.device_count(),
                                                   "cases": ran}))

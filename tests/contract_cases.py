@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
+import jax
 import numpy as np
 
 import decentral.graphs as g
@@ -104,3 +105,14 @@ def _gather() -> None:
 
 
 _gather()
+
+
+def leaves_of(tree) -> list:
+    """The leaves of a run's results as numpy arrays (PRNG keys as their key data), for
+    comparing runs made in different processes."""
+    out = []
+    for x in jax.tree_util.tree_leaves(tree):
+        if jax.numpy.issubdtype(getattr(x, "dtype", None), jax.dtypes.prng_key):
+            x = jax.random.key_data(x)
+        out.append(np.asarray(x))
+    return out

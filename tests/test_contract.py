@@ -19,7 +19,7 @@ import pytest
 from decentral.runner import run, seed_keys
 
 sys.path.insert(0, str(Path(__file__).parent))
-from contract_cases import CASES  # noqa: E402
+from contract_cases import CASES, leaves_of  # noqa: E402
 
 # one worker runs this module: its tests share module-level runs (pytest-xdist)
 pytestmark = pytest.mark.xdist_group("contract")
@@ -141,15 +141,6 @@ def test_another_graph_of_the_same_structure_runs_as_data(case):
     _assert_same(a.final_state, b.final_state)
 
 
-def _leaves(tree):
-    out = []
-    for x in jax.tree_util.tree_leaves(tree):
-        if jax.numpy.issubdtype(getattr(x, "dtype", None), jax.dtypes.prng_key):
-            x = jax.random.key_data(x)
-        out.append(np.asarray(x))
-    return out
-
-
 @pytest.mark.subprocess
 def test_results_do_not_depend_on_the_number_of_devices(tmp_path):
     """Every case in one child with 2 CPU devices (its seeds split over them) gives the numbers
@@ -173,7 +164,7 @@ def test_results_do_not_depend_on_the_number_of_devices(tmp_path):
         there = np.load(tmp_path / f"{name}.npz")
         theirs = [there[f"leaf_{i:04d}"] for i in range(len(there.files))]
         reference = _reference(name)
-        mine = _leaves((reference.records, reference.final_state))
+        mine = leaves_of((reference.records, reference.final_state))
         same = len(mine) == len(theirs) and all(
             a.shape == b.shape and np.array_equal(a, b) for a, b in zip(mine, theirs,
                                                                        strict=True))
