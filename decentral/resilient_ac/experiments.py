@@ -84,6 +84,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from decentral._checks import check_index, check_indices, check_int
+from decentral.datasets.figura2021 import EXPERIMENT_IN_NODES
 
 from .attackers import Attacker
 from .gridworld import GridParams, GridWorld, grid_world, paper_targets
@@ -121,9 +122,9 @@ SCENARIOS: tuple[str, ...] = ("cooperative", "greedy", "faulty", "malicious")
 ADVERSARY = 4
 """The adversarial agent of the paper's runs."""
 
-PAPER_IN_NODES = np.asarray([[0, 1, 2, 3], [1, 2, 3, 4], [2, 3, 4, 0], [3, 4, 0, 1],
-                             [4, 0, 1, 2]], np.int32)
-"""The experiment graph (own index first): 2-robust only, not 3-robust."""
+PAPER_IN_NODES = EXPERIMENT_IN_NODES
+"""The experiment graph (own index first): 2-robust only, not 3-robust
+(:data:`decentral.datasets.figura2021.EXPERIMENT_IN_NODES`, re-exported here)."""
 
 K5_IN_NODES = np.asarray([[(i + j) % 5 for j in range(5)] for i in range(5)], np.int32)
 """The complete graph on 5 agents (3-robust), own index first."""
