@@ -1,5 +1,5 @@
 """Tests of Dec_UCB's bound calculators and the first version's graphs (decentral.bandits.bounds,
-decentral.bandits.paper_graphs): the reference values of d, |N_i|, pi, rho2, c and L on the
+decentral.datasets.zhu2021): the reference values of d, |N_i|, pi, rho2, c and L on the
 paper's graphs and on Metropolis stars, L against a brute-force scan and the authors' Lambert-W
 closed form, c against an eigendecomposition, c <= 1 for symmetric W, defective and
 disconnected graphs, the bound's shape (increasing in T, L-dominated at T = 1000, ln T slope),
@@ -107,7 +107,7 @@ def test_undirected_files_read_the_same_as_directed():
     for name in paper_graph_names():
         if paper_graph_kind(name) != "undirected":
             continue
-        path = resources.files("decentral.bandits").joinpath("data", f"{name}.adjlist")
+        path = resources.files("decentral.datasets").joinpath("data", "zhu2021", f"{name}.adjlist")
         with resources.as_file(path) as p:
             np.testing.assert_array_equal(g.read_adjlist(p, directed=True), paper_graph(name))
 
