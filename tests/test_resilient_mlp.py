@@ -703,7 +703,7 @@ def test_committed_paper_scale_levels_are_judged_at_full_size():
     for label, outcomes in judged.items():
         for o in outcomes.values():
             assert "too small to decide" not in o.details, label
-    # the verdicts docs/resilient_learning.md and the README quote (claim order as _JUDGES)
+    # the verdicts docs/resilient_learning.md and docs/status.md quote (claim order as _JUDGES)
     quoted = {"v1-faithful/paper": ["INCONCLUSIVE", "INCONCLUSIVE", "INCONCLUSIVE", "FAIL",
                                     "PASS"],
               "v1-corrected/paper": ["PASS", "INCONCLUSIVE", "INCONCLUSIVE", "FAIL",
