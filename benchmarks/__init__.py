@@ -213,6 +213,9 @@ class BenchResult:
         enable_x64: ``jax.config.jax_enable_x64`` while the decentral side ran.
         notes: free text (what was compared, derived per-step costs).
         extra: further numbers (per-step costs, byte counts, alternative timings).
+        target_ratio: the ratio this row is held to (met when ``ratio >= target_ratio``), or
+            None for a row reported without a target. A target stated as ``decentral /
+            reference <= c`` is stored as ``1 / c``.
     """
 
     name: str
@@ -236,6 +239,14 @@ class BenchResult:
     enable_x64: bool = False
     notes: str = ""
     extra: dict[str, Any] = dataclasses.field(default_factory=dict)
+    target_ratio: float | None = None
+
+    @property
+    def met(self) -> bool | None:
+        """Whether the row reaches its target (None: no target, or no ratio)."""
+        if self.target_ratio is None or self.ratio is None:
+            return None
+        return bool(self.ratio >= self.target_ratio)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict of every field."""
@@ -281,7 +292,15 @@ def _fmt_diff(row: BenchResult) -> str:
 
 
 _COLUMNS = ("name", "variant", "dtype", "size", "compile", "decentral", "reference",
-            "ratio ref/dec", "agree max|d|", "notes")
+            "ratio ref/dec", "target", "met", "agree max|d|", "notes")
+
+
+def _fmt_target(row: BenchResult) -> str:
+    return "-" if row.target_ratio is None else f">= {row.target_ratio:.3g}"
+
+
+def _fmt_met(row: BenchResult) -> str:
+    return {None: "-", True: "met", False: "NOT met"}[row.met]
 
 
 def _cells(row: BenchResult) -> list[str]:
@@ -294,21 +313,45 @@ def _cells(row: BenchResult) -> list[str]:
         _fmt_value(row.value, row.metric),
         _fmt_value(row.reference_value, row.metric),
         "-" if row.ratio is None else f"{row.ratio:.3g}",
+        _fmt_target(row),
+        _fmt_met(row),
         _fmt_diff(row),
         row.notes,
     ]
 
 
+#: The console table's width limit (details: the markdown and JSON outputs).
+TABLE_WIDTH = 120
+
+_TABLE_COLUMNS = ("benchmark", "variant", "decentral", "reference", "ratio", "target", "met",
+                  "agree")
+
+
+def _clip(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "~"
+
+
 def format_table(rows: Sequence[BenchResult]) -> str:
-    """Plain-text table: one line per row; ``ratio = reference / decentral``."""
-    cells = [list(_COLUMNS)] + [_cells(r) for r in rows]
-    widths = [max(len(c[i]) for c in cells) for i in range(len(_COLUMNS) - 1)]
+    """Plain-text table within :data:`TABLE_WIDTH` columns, one line per row: the decentral
+    and reference measurements, ``ratio = reference / decentral``, the row's target and
+    whether it is met, and whether the two sides agree (sizes, compile times, max |d| and
+    notes are in the markdown and JSON outputs)."""
+    body = [[r.name, r.variant, _fmt_value(r.value, r.metric),
+             _fmt_value(r.reference_value, r.metric),
+             "-" if r.ratio is None else f"{r.ratio:.3g}", _fmt_target(r), _fmt_met(r),
+             "-" if r.agree is None else ("ok" if r.agree else "DIFFER")] for r in rows]
+    cells = [list(_TABLE_COLUMNS)] + body
+    widths = [max(len(c[i]) for c in cells) for i in range(len(_TABLE_COLUMNS))]
+    spare = TABLE_WIDTH - (sum(widths) + 2 * (len(widths) - 1))
+    if spare < 0:                        # the variant column gives way
+        widths[1] = max(12, widths[1] + spare)
     lines = []
     for k, c in enumerate(cells):
-        lines.append("  ".join(c[i].ljust(widths[i]) for i in range(len(widths))) + "  " + c[-1])
+        lines.append("  ".join(_clip(c[i], widths[i]).ljust(widths[i])
+                               for i in range(len(widths))).rstrip())
         if k == 0:
-            lines.append("-" * (sum(widths) + 2 * len(widths) + 5))
-    return "\n".join(line.rstrip() for line in lines)
+            lines.append("-" * min(TABLE_WIDTH, sum(widths) + 2 * (len(widths) - 1)))
+    return "\n".join(lines)
 
 
 def format_markdown(rows: Sequence[BenchResult], provenance: dict[str, Any],

@@ -90,6 +90,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     total = time.perf_counter() - start
     print()
     print(format_table(rows))
+    targeted = [r for r in rows if r.met is not None]
+    met = sum(bool(r.met) for r in targeted)
+    print(f"\ntargets met: {met} of {len(targeted)}" + (
+        "" if size == "default" else f" (targets are set for the default size; this run is "
+                                     f"{size!r}, where fixed costs dominate)"))
     differ = [f"{r.name} ({r.variant}, {r.dtype})" for r in rows if r.agree is False]
     config = {"size": size, "only": args.only, "repeats": args.repeats,
               "sizes": {n: bf.SIZES[size][n] for n in names}, "total_s": total,

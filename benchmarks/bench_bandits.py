@@ -487,6 +487,7 @@ def bench_bandits(*, S: int, N: int, M: int, T: int, edge_prob: float, ref_seeds
             value=first, reference=reference, reference_value=t_ref,
             ratio=_ratio(t_ref, first), compile_s=compile_s, times_s=[first],
             reference_times_s=[t_ref], repeats=1,
+            target_ratio=100.0,
             notes=f"{flag}target >= 100x; first call in a fresh Python (policy build + evaluate), "
                   f"compile ~{compile_s:.1f} s of it; {check_text}",
             extra=extra, **common),

@@ -226,7 +226,9 @@ def bench_env_steps(*, S: int, E: int, loop_seeds: int, repeats: int = 3,
             max_abs_diff=diff, agree=bool(same_ints and diff <= tol), tolerance=tol,
             prng_impl=str(jax.config.jax_default_prng_impl),
             enable_x64=bool(jax.config.jax_enable_x64),
-            notes=f"env steps/s: jax {jax_rate:,.0f} compiled, {jax_rate_first:,.0f} with "
+            target_ratio=10.0,
+            notes=f"target >= 10x; env steps/s: jax {jax_rate:,.0f} compiled, "
+                  f"{jax_rate_first:,.0f} with "
                   f"compile ({jax_rate_first / np_rate:.1f}x); numpy {np_rate:,.0f}; compared "
                   f"on {loop_seeds} seed(s)",
             extra=dict(jax_steps_per_s=jax_rate, jax_steps_per_s_with_compile=jax_rate_first,

@@ -203,6 +203,7 @@ def bench_resilient_ac(*, S: int, N: int, K: int, d: int, H: int, deg: tuple[int
             reference_value=t_loop, ratio=_ratio(t_loop, t_dec.median_s),
             reference_times_s=[t_loop] if large < S else t_large.times_s,
             max_abs_diff=diff_loop, agree=bool(diff_loop <= tol),
+            target_ratio=10.0,
             notes=f"target >= 10x; {one_note}; compared on {large} seeds",
             extra=dict(extra, per_seed_s=[per_small, per_large], loop_seeds=[small, large],
                        linearity_gap=linear), **common),
@@ -214,6 +215,7 @@ def bench_resilient_ac(*, S: int, N: int, K: int, d: int, H: int, deg: tuple[int
             reference_value=t_vec.median_s, ratio=_ratio(t_vec.median_s, t_dec.median_s),
             reference_times_s=t_vec.times_s, max_abs_diff=diff_vec,
             agree=bool(diff_vec <= tol),
+            target_ratio=3.0,
             notes=f"target >= 3x; {one_note}; (a) vs (b) max|d| {diff_refs:.1e}",
             extra=extra, **common),
     ]

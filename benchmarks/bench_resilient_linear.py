@@ -239,11 +239,13 @@ def bench_linear_updates(*, S: int = 64, N: int = 5, d: int = 8, T: int = 10_000
         BenchResult(variant="including compilation, vs numpy loop over seeds, time, agents",
                     value=t_first, ratio=_ratio(t_ref, t_first),
                     compile_s=max(t_first - t_dec.median_s, 0.0), times_s=[t_first], repeats=1,
+                    target_ratio=10.0,
                     notes=f"target >= 10x; agreement on {check_steps} replayed steps x 2 seeds "
                           "(relative max diff of v, lambda, theta)", extra=extra, **common),
         BenchResult(variant="compiled, vs numpy loop over seeds, time, agents",
                     value=t_dec.median_s, ratio=_ratio(t_ref, t_dec.median_s),
                     compile_s=t_dec.compile_s, times_s=t_dec.times_s, repeats=repeats,
+                    target_ratio=10.0,
                     notes=f"target >= 10x; {updates / t_dec.median_s:.3g} seed-updates/s "
                           f"(numpy {updates / t_ref:.3g})", extra=extra, **common),
     ]

@@ -23,6 +23,7 @@ EXPECTED_KEYS = {
     "name", "variant", "dtype", "size", "metric", "value", "reference", "reference_value",
     "ratio", "compile_s", "reference_compile_s", "times_s", "reference_times_s", "repeats",
     "max_abs_diff", "agree", "tolerance", "prng_impl", "enable_x64", "notes", "extra",
+    "target_ratio",
 }
 
 
@@ -138,6 +139,12 @@ def test_writers(tiny_rows, tmp_path):
     assert "| name |" in md and md.count("\n| consensus.plain") == 2
     table = format_table(rows)
     assert len(table.splitlines()) == len(rows) + 2
+    assert max(len(line) for line in table.splitlines()) <= 120
+    # every row with a target says whether it is met; rows without one say "-"
+    for line, r in zip(table.splitlines()[2:], rows, strict=True):
+        assert (" met" in line or "NOT met" in line) == (r.target_ratio is not None and
+                                                         r.ratio is not None), line
+    assert sum(r.target_ratio is not None for r in rows) >= 10
     assert format_markdown(rows, prov).startswith("# decentral benchmarks")
 
 
