@@ -15,7 +15,7 @@ import jax
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
-from contract_cases import CASES, leaves_of  # noqa: E402
+from contract_cases import CASES, leaves_of, record_points  # noqa: E402
 
 from decentral.runner import run  # noqa: E402
 
@@ -32,7 +32,7 @@ def main(folder: str) -> None:
         ran.append(name)
         res = run(case.algorithm, case.params, SEEDS, case.num_steps,
                   record_fn=case.record_fn, record_context=case.record_context,
-                  record_at=np.arange(1, 5) * (case.num_steps // 4), progress=False)
+                  record_at=record_points(case), progress=False)
         leaves = leaves_of((res.records, res.final_state))
         np.savez(out / f"{name}.npz", **{f"leaf_{i:04d}": a for i, a in enumerate(leaves)})
     (out / "report.json").write_text(json.dumps({"devices": jax.device_count(),

@@ -107,6 +107,11 @@ def _gather() -> None:
 _gather()
 
 
+def record_points(case: Case) -> np.ndarray:
+    """The four record points of every contract run: ``num_steps / 4`` apart."""
+    return np.arange(1, 5) * (case.num_steps // 4)
+
+
 def leaves_of(tree) -> list:
     """The leaves of a run's results as numpy arrays (PRNG keys as their key data), for
     comparing runs made in different processes."""

@@ -19,7 +19,7 @@ import pytest
 from decentral.runner import run, seed_keys
 
 sys.path.insert(0, str(Path(__file__).parent))
-from contract_cases import CASES, leaves_of  # noqa: E402
+from contract_cases import CASES, leaves_of, record_points  # noqa: E402
 
 # one worker runs this module: its tests share module-level runs (pytest-xdist)
 pytestmark = pytest.mark.xdist_group("contract")
@@ -37,15 +37,10 @@ def case_of(name):
     return _BUILT[name]
 
 
-def _record_at(case):
-    """Four record points (the gap layout: a whole run and its four chunks share a program)."""
-    return np.arange(1, 5) * (case.num_steps // 4)
-
-
 def _run(case, **kw):
     kw.setdefault("progress", False)
     return run(case.algorithm, case.params, SEEDS, case.num_steps, record_fn=case.record_fn,
-               record_context=case.record_context, record_at=_record_at(case), **kw)
+               record_context=case.record_context, record_at=record_points(case), **kw)
 
 
 def _assert_same(a, b):
@@ -65,7 +60,6 @@ class _Stop(Exception):
 @pytest.fixture(params=sorted(CASES))
 def case(request):
     return case_of(request.param)
-
 
 
 def test_init_and_step_jit_vmap_and_keep_the_state_s_types(case):
@@ -119,7 +113,7 @@ def test_chunked_killed_and_resumed_runs_equal_the_whole_run(case, request, tmp_
     _assert_same(again.records, reference.records)
     with pytest.raises(ValueError, match="different run configuration"):
         run(case.other, case.params, SEEDS, case.num_steps, record_fn=case.record_fn,
-            record_context=case.record_context, record_at=_record_at(case), chunk_size=chunk,
+            record_context=case.record_context, record_at=record_points(case), chunk_size=chunk,
             checkpoint_dir=tmp_path, progress=False)
 
 
