@@ -89,7 +89,7 @@ __all__ = [
     "metropolis", "min_positive_weight", "mix", "one_peer_exponential", "path", "periodic",
     "perron_vector", "prescribed_pi_weights", "r_robustness", "random_edge_drops",
     "read_adjlist", "replace_sender_messages", "require_stochastic",
-    "require_stochastic_sequence", "ring", "robustness_witness", "window_unions", "row_stochastic",
+    "require_stochastic_sequence", "ring", "robustness_witness", "row_stochastic",
     "sequence_stochasticity_failure", "star", "static", "stochasticity_violations",
-    "table_rule_weights", "table_to_dense", "to_networkx",
+    "table_rule_weights", "table_to_dense", "to_networkx", "window_unions",
 ]

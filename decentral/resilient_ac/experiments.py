@@ -879,7 +879,6 @@ def learner_params(scenario="cooperative", H: int = 1, seed: int | None = None, 
                     seed, in_nodes, rates)
 
 
-
 def run_runs(specs: Sequence[tuple], *, code_version: str | LearningProtocol | None = None,
              variant: str | Variant = "corrected", seeds: Sequence[int] | None = None,
              episodes: int | None = None, phases: int | None = None, graphs: Any = None,

@@ -481,7 +481,9 @@ GAP_LAYOUT_MIN_SPACING = 8
 def padded_record_count(count: int) -> int:
     """The number of records a chunk of ``count`` records is compiled for in the gap layout:
     the next power of two, at least 4 (4, 8, 16, ...), so that runs of up to 4 records per
-    chunk, chunked or not, share one program."""
+    chunk, chunked or not, share one program. The cost: a chunk's record buffer holds that many
+    slots (4 for a chunk of 1 record), which matters only for large records (``record_fn=None``
+    records the whole state)."""
     return max(4, 1 << max(0, int(count) - 1).bit_length())
 
 
