@@ -1,4 +1,5 @@
-"""The figure registry: ``@figure(...)`` registers a figure, :func:`discover` imports every module.
+"""The figure registry: ``@figure(...)`` registers a figure, :func:`discover` imports every module
+(the mechanism, shared with the claim registry, is :mod:`decentral.registry`).
 
 A paper's module (``figures/graphs.py``, later ``figures/bandits.py``, ...) declares its figures
 with the decorator; ``python -m figures`` discovers and draws them. A figure function takes a
@@ -27,7 +28,8 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from decentral._cli import import_submodules, split_patterns
+from decentral import registry as _mechanism
+from decentral.registry import split_patterns
 
 __all__ = [
     "REGISTRY",
@@ -117,10 +119,6 @@ class Figure:
     run: Callable[[FigureContext], FigureOutput]
 
 
-def _origin(fn: Callable[..., Any]) -> tuple[str, str]:
-    return getattr(fn, "__module__", "?"), getattr(fn, "__qualname__", repr(fn))
-
-
 def figure(id: str, *, title: str, paper: str, registry: dict[str, Figure] | None = None
            ) -> Callable[[Callable[[FigureContext], FigureOutput]],
                          Callable[[FigureContext], FigureOutput]]:
@@ -145,12 +143,7 @@ def figure(id: str, *, title: str, paper: str, registry: dict[str, Figure] | Non
     def decorate(fn: Callable[[FigureContext], FigureOutput]
                  ) -> Callable[[FigureContext], FigureOutput]:
         entry = Figure(id=id, title=title, paper=paper, run=fn)
-        previous = target.get(id)
-        if previous is not None and _origin(previous.run) != _origin(fn):
-            mod, name = _origin(previous.run)
-            raise ValueError(f"figure id {id!r} is already registered by {mod}.{name}; pick "
-                             "another id.")
-        target[id] = entry
+        _mechanism.register(target, entry, kind="figure")
         fn.figure = entry  # type: ignore[attr-defined]
         return fn
 
@@ -164,17 +157,13 @@ def discover() -> dict[str, Figure]:
     import does not stop discovery: its traceback goes to :data:`DISCOVERY_ERRORS` (the command
     reports it and exits 1).
     """
-    import_submodules("figures", DISCOVERY_ERRORS)
-    return REGISTRY
+    return _mechanism.discover(REGISTRY, "figures", DISCOVERY_ERRORS)
 
 
 def select(figures: Mapping[str, Figure] | Iterable[Figure],
            only: str | Iterable[str] | None) -> list[Figure]:
     """Figures whose id contains any of the ``only`` patterns (substring), sorted by id."""
-    pool = list(figures.values()) if isinstance(figures, Mapping) else list(figures)
-    patterns = split_patterns(only)
-    chosen = pool if not patterns else [f for f in pool if any(p in f.id for p in patterns)]
-    return sorted(chosen, key=lambda f: f.id)
+    return _mechanism.select(figures, only)
 
 
 def render(entry: Figure, ctx: FigureContext, out_dir: str | Path, *, dpi: int = 120

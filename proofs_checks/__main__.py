@@ -29,7 +29,7 @@ import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from decentral._cli import positive_int, verification_backends
+from decentral.cli import positive_int, verification_backends
 from decentral.results import provenance
 from decentral.verify.claims import CheckContext, Claim, ClaimResult, Kind, Verdict
 from decentral.verify.claims import run_claim as _run_claim

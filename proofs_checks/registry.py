@@ -1,4 +1,5 @@
-"""The claim registry: ``@claim(...)`` registers a check, :func:`discover` imports every module.
+"""The claim registry: ``@claim(...)`` registers a check, :func:`discover` imports every module
+(the mechanism, shared with the figure registry, is :mod:`decentral.registry`).
 
 A family module (``proofs_checks/graphs.py``, ``proofs_checks/bandits.py``, ...) declares its
 claims with the decorator; ``python -m proofs_checks`` discovers and runs them. This module owns
@@ -22,9 +23,9 @@ from __future__ import annotations
 import pathlib
 import re
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
 
-from decentral._cli import import_submodules, split_patterns
+from decentral import registry as _mechanism
+from decentral.registry import split_patterns
 from decentral.verify.claims import CheckContext, Claim, Kind, Outcome
 
 __all__ = ["FAMILIES", "DEFAULT_OUT_DIR", "REGISTRY", "DISCOVERY_ERRORS", "validate_claim_id",
@@ -84,10 +85,6 @@ def validate_claim_id(claim_id: str) -> str:
     return claim_id
 
 
-def _origin(fn: Callable[..., Any]) -> tuple[str, str]:
-    return getattr(fn, "__module__", "?"), getattr(fn, "__qualname__", repr(fn))
-
-
 def claim(
     id: str,
     *,
@@ -118,12 +115,7 @@ def claim(
 
     def decorate(fn: Callable[[CheckContext], Outcome]) -> Callable[[CheckContext], Outcome]:
         c = Claim(id=id, statement=statement, source=source, kind=kind, run=fn)
-        previous = target.get(id)
-        if previous is not None and _origin(previous.run) != _origin(fn):
-            mod, name = _origin(previous.run)
-            raise ValueError(f"claim id {id!r} is already registered by {mod}.{name}; claim ids "
-                             "must be unique, pick another name.")
-        target[id] = c
+        _mechanism.register(target, c, kind="claim")
         fn.claim = c  # type: ignore[attr-defined]
         return fn
 
@@ -137,8 +129,7 @@ def discover() -> dict[str, Claim]:
     does not stop discovery: its traceback is stored in :data:`DISCOVERY_ERRORS` (the CLI reports
     it as an ERROR and exits non-zero).
     """
-    import_submodules("proofs_checks", DISCOVERY_ERRORS)
-    return REGISTRY
+    return _mechanism.discover(REGISTRY, "proofs_checks", DISCOVERY_ERRORS)
 
 
 def select(
@@ -153,7 +144,4 @@ def select(
     Returns:
         The matching claims in id order (possibly empty).
     """
-    pool = list(claims.values()) if isinstance(claims, Mapping) else list(claims)
-    patterns = split_patterns(only)
-    chosen = pool if not patterns else [c for c in pool if any(p in c.id for p in patterns)]
-    return sorted(chosen, key=lambda c: c.id)
+    return _mechanism.select(claims, only)

@@ -200,7 +200,7 @@ def linear_case(consensus: str) -> Case:
 # ---- the grid-world learner -------------------------------------------------------------------
 
 def _tiny_protocol():
-    from decentral.resilient_ac.mlp import LearningProtocol
+    from decentral.resilient_ac.learning.mlp import LearningProtocol
 
     return LearningProtocol("v1", width=4, episodes_per_update=2, epochs=1, message_steps=1,
                             adversary_epochs=1, adversary_batch=0, adversary_actor_batch=0,
@@ -208,7 +208,8 @@ def _tiny_protocol():
 
 
 def learner_case() -> Case:
-    from decentral.resilient_ac import experiments as ex
+    from decentral.resilient_ac import learning as ex
+    from decentral.resilient_ac.learning.algorithm import _record_metrics
 
     proto = _tiny_protocol()
     alg = ex.learner(proto, "corrected", adversary_slots=(4,))
@@ -246,7 +247,7 @@ def learner_case() -> Case:
     # splits the reduction by the device's thread partition, so with the seeds split over 2
     # host devices the actors differ from the 1-device run in the last bit (6e-8 in float32
     # after 8 updates); on one device any seed batch (1 to 4 seeds) gives identical numbers.
-    return Case(alg, params, bad, other, record_fn=ex._record_metrics, record_context=True,
+    return Case(alg, params, bad, other, record_fn=_record_metrics, record_context=True,
                 batch_invariant=False)
 
 

@@ -295,7 +295,8 @@ class TestIndicesMustBeIntegersInRange:
             assert list(alg.config["byzantine"]) == [4]
 
     def test_grid_world_adversary_indices(self):
-        from decentral.resilient_ac import experiments as ex
+        from decentral.resilient_ac import learning as ex
+        from decentral.resilient_ac.learning.experiments import _agent_types
 
         for bad in [(4.0,), (True,), (9,), (-1,)]:
             with pytest.raises(ValueError, match="adversary_slots"):
@@ -304,9 +305,9 @@ class TestIndicesMustBeIntegersInRange:
             with pytest.raises(ValueError, match="adversary"):
                 ex.run_runs([("greedy", 1, False)], adversary=bad, seeds=[0], episodes=100)
         with pytest.raises(ValueError, match="adversary must be an integer"):
-            ex._agent_types("greedy", 5, True)      # True used to make every agent greedy
+            _agent_types("greedy", 5, True)      # True used to make every agent greedy
         with pytest.raises(ValueError, match="agent type code"):
-            ex._agent_types([0, 0, 0, 0, 1.0], 5, 4)
+            _agent_types([0, 0, 0, 0, 1.0], 5, 4)
         with pytest.raises(ValueError, match="phases must be an integer"):
             ex.run_runs([("greedy", 1, False)], phases=0.5, seeds=[0], episodes=100)
 
@@ -326,7 +327,7 @@ class TestIndicesMustBeIntegersInRange:
             run(alg, params, seeds=[0], num_steps=2)
 
     def test_grid_world_actions(self):
-        from decentral.resilient_ac.gridworld import grid_world
+        from decentral.resilient_ac.learning.gridworld import grid_world
 
         env = grid_world("v1")
         n = env.num_agents
@@ -339,7 +340,7 @@ class TestIndicesMustBeIntegersInRange:
                 env.transition(pos, bad, pos)
 
     def test_mlp_consensus_epoch_slots(self):
-        from decentral.resilient_ac import mlp
+        from decentral.resilient_ac.learning import mlp
 
         types = np.zeros(5, np.int32)
         with pytest.raises(ValueError, match="adversary_slots"):
@@ -501,7 +502,7 @@ class TestNaNMessagesAreTrimmed:
             np.testing.assert_array_equal(got, want)
 
     def test_v1_flattened_wmsr(self):
-        from decentral.resilient_ac.mlp import flatten_v1_wmsr
+        from decentral.resilient_ac.learning.mlp import flatten_v1_wmsr
 
         e = jnp.array([[0.5, 0.1], [0.2, jnp.nan], [0.3, 0.4]])
         f = jax.jit(flatten_v1_wmsr)

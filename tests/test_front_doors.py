@@ -7,8 +7,8 @@ import jax
 import numpy as np
 import pytest
 
-from decentral.resilient_ac import experiments as ex
-from decentral.resilient_ac import gridworld, mlp
+from decentral.resilient_ac import learning as ex
+from decentral.resilient_ac.learning import gridworld, mlp
 from decentral.runner import run
 
 TINY = mlp.LearningProtocol("v1", width=4, episodes_per_update=2, epochs=1, message_steps=1,

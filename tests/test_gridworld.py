@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from benchmarks.bench_gridworld import NumpyGridWorld
-from decentral.resilient_ac.gridworld import (
+from decentral.resilient_ac.learning.gridworld import (
     GridState,
     GridWorld,
     grid_params,
@@ -24,7 +24,7 @@ from decentral.resilient_ac.gridworld import (
     rollout,
 )
 from decentral.verify import Verdict
-from proofs_checks import resilient_ac_env as pe
+from proofs_checks.resilient_ac import env as pe
 
 V1, V2 = grid_world("v1"), grid_world("v2")
 V2_AS_CODED = grid_world("v2", collision="as_coded")

@@ -19,7 +19,7 @@ from decentral.resilient_ac import (
     wmsr,
 )
 from decentral.verify import CheckContext, Verdict
-from proofs_checks import resilient_ac as pr
+from proofs_checks.resilient_ac import consensus as pr
 
 pytestmark = pytest.mark.usefixtures("x64_module")
 

@@ -29,7 +29,7 @@ from decentral.resilient_ac import (
     switch_attacker,
     values_of,
 )
-from decentral.resilient_ac import experiments as ex
+from decentral.resilient_ac import learning as ex
 from decentral.resilient_ac.linear import (
     feature_extreme,
     linear_actor_critic,
@@ -276,7 +276,7 @@ TINY = mlp.Protocol("v1", width=4, episodes_per_update=2, epochs=1, message_step
 
 
 def _learn_params():
-    from decentral.resilient_ac.gridworld import grid_world, paper_targets
+    from decentral.resilient_ac.learning.gridworld import grid_world, paper_targets
 
     env = grid_world("v1")
     tmpl = jax.eval_shape(lambda: mlp.init_nets(jax.random.key(0), 5, env.obs_dim,
@@ -370,7 +370,7 @@ def test_renamed_api_and_its_aliases():
     from decentral.resilient_ac import consensus_params
     from decentral.resilient_ac import linear as lin
     from decentral.resilient_ac import resilient_consensus_params as helper
-    from decentral.resilient_ac.gridworld import grid_world
+    from decentral.resilient_ac.learning.gridworld import grid_world
 
     assert consensus_params is helper
     assert mlp.Protocol is mlp.LearningProtocol and mlp.Protocol is not typing.Protocol

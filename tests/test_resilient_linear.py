@@ -17,7 +17,6 @@ from decentral.resilient_ac import constant
 from decentral.resilient_ac.linear import (
     FiniteMDP,
     exact_references,
-    example1_figure_data,
     feature_extreme,
     joint_policy,
     linear_actor_step,
@@ -29,7 +28,8 @@ from decentral.resilient_ac.linear import (
 )
 from decentral.schedules import polynomial
 from decentral.verify import Verdict
-from proofs_checks import resilient_ac_linear as pcl
+from proofs_checks.resilient_ac import linear as pcl
+from proofs_checks.resilient_ac.setups import example1_figure_data
 
 pytestmark = pytest.mark.usefixtures("x64_module")
 

@@ -14,9 +14,11 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from decentral.resilient_ac import Attacker, mlp
-from decentral.resilient_ac import experiments as ex
-from proofs_checks import resilient_ac_learning as rl
+from decentral.resilient_ac import Attacker
+from decentral.resilient_ac import learning as ex
+from decentral.resilient_ac.learning import mlp
+from proofs_checks.resilient_ac import learning as rl
+from proofs_checks.resilient_ac import setups
 
 pytestmark = pytest.mark.usefixtures("x64_module")
 
@@ -588,7 +590,7 @@ def test_judges_are_inconclusive_inside_the_seed_noise():
 
 def test_faithful_levels_are_judged_against_the_logs():
     """Faithful variants: the seed mean's interval against logged +- 0.5."""
-    logged = ex.V1_LOGGED
+    logged = setups.V1_LOGGED
     near = {(s, h): {q: _seeds(v) for q, v in zip(
         ("coop_first", "coop_last", "adversary_first", "adversary_last", "est_last"),
         [np.nan if x is None else x for x in logged[(s, h)]], strict=True)}
@@ -674,7 +676,7 @@ def test_judge_saved_rejudges_saved_arrays(tmp_path):
 
 def test_resolve_graph_accepts_adjacency_and_periodic_sequences():
     import decentral.graphs as g
-    from decentral.resilient_ac.experiments import K5_IN_NODES, PAPER_IN_NODES, resolve_graph
+    from decentral.resilient_ac.learning import K5_IN_NODES, PAPER_IN_NODES, resolve_graph
 
     np.testing.assert_array_equal(resolve_graph(g.circulant(5, [-1, -2, -3]))[0], PAPER_IN_NODES)
     np.testing.assert_array_equal(resolve_graph(g.complete(5))[0], K5_IN_NODES)
@@ -698,7 +700,7 @@ def test_committed_paper_scale_levels_are_judged_at_full_size():
     judged with the paper's size (no configuration gated as too small)."""
     from pathlib import Path
 
-    path = Path(rl.__file__).parent / "reference" / "resilient_learning_full_levels.json"
+    path = Path(rl.__file__).parents[1] / "reference" / "resilient_learning_full_levels.json"
     judged = rl.judge_levels(path)
     for label, outcomes in judged.items():
         for o in outcomes.values():

@@ -2,30 +2,37 @@
 Consensus-based Multi-agent Reinforcement Learning with Function Approximation",
 arXiv:2111.06776; W-MSR of LeBlanc, Zhang, Koutsoukos, Sundaram, IEEE JSAC 31(4) 2013).
 
-The pieces, in the order data flows:
+Three families, each in its own part of the package:
 
-* :mod:`.aggregators` — :func:`wmsr`, :func:`trimmed_mean`, :func:`clipped_mean`, :func:`mean`
-  over one receiver's gathered values ``[K, ...]`` (own value first), element-wise, jit-able;
-* :mod:`.attackers` — the :class:`Attacker` protocol (stateless rules per receiver, or a state
-  the runner carries) and the attacks :func:`constant`, :func:`huge`, :func:`random_values`,
-  :func:`just_inside`, :func:`split_brain`, :func:`coordinate_extreme`;
-* :mod:`.consensus` — :func:`resilient_consensus` (a runner ``Algorithm``), the hypotheses it
-  checks (:func:`check_hypotheses`), the record function :func:`values_of`;
-* :mod:`.projection` — the projection-based consensus step of linear parameters
-  (:func:`projection_step`) and the batch output-layer step (:func:`weighted_output_step`);
-* :mod:`.metrics` — cooperative spread and hull violation of recorded values;
-* :mod:`.gridworld` — the cooperative-navigation grid world of the experiments
-  (:func:`grid_world`, ``version="v1" | "v2"``), gymnax-style;
-* :mod:`.linear` — the consensus actor-critic with linear function approximation: the
-  non-resilient baseline, element-wise trimming and the projection-based method
-  (:func:`linear_actor_critic`, :func:`rpbcac`), the learning adversaries as stateful
-  attackers (:func:`greedy_adversary`, :func:`faulty_adversary`, :func:`malicious_adversary`),
-  exact references on finite MDPs, Example 1;
-* :mod:`.mlp` — the batch (MLP) form of the cooperative and resilient updates, the learning
-  adversaries (greedy, faulty, malicious) as one stateful attacker
-  (:func:`~.mlp.learning_adversaries`) and the code-version variants;
-* :mod:`.experiments` — the grid-world learning runs (:func:`run_experiment`,
-  :func:`run_grid`), their metrics and the authors' logged numbers.
+1. **Resilient consensus** (W-MSR and its relatives), in the order data flows:
+
+   * :mod:`.aggregators` — :func:`wmsr`, :func:`trimmed_mean`, :func:`clipped_mean`,
+     :func:`mean` over one receiver's gathered values ``[K, ...]`` (own value first),
+     element-wise, jit-able;
+   * :mod:`.attackers` — the :class:`Attacker` protocol (stateless rules per receiver, or a
+     state the runner carries) and the attacks :func:`constant`, :func:`huge`,
+     :func:`random_values`, :func:`just_inside`, :func:`split_brain`,
+     :func:`coordinate_extreme`;
+   * :mod:`.consensus` — :func:`resilient_consensus` (a runner ``Algorithm``), the hypotheses
+     it checks (:func:`check_hypotheses`), the record function :func:`values_of`;
+   * :mod:`.projection` — the projection-based consensus step of linear parameters
+     (:func:`projection_step`) and the batch output-layer step (:func:`weighted_output_step`);
+   * :mod:`.metrics` — cooperative spread and hull violation of recorded values.
+
+2. **The actor-critic with linear function approximation**, :mod:`.linear`: finite MDPs and
+   their exact references (:mod:`.linear.mdp`), the attackers of linear parameters and the
+   learning adversaries (:mod:`.linear.adversaries`), the local rules (:mod:`.linear.rules`)
+   and the algorithm (:func:`linear_actor_critic`, :func:`rpbcac`; :mod:`.linear.algorithm`).
+
+3. **The grid-world learners** (MLP actors and critics), :mod:`.learning`: the grid world
+   (:func:`grid_world`), the networks and per-update rules (:mod:`.learning.mlp`), the learner
+   as a runner ``Algorithm`` and the experiment driver (:func:`run_experiment`,
+   :func:`run_grid`, :func:`run_runs`).
+
+The modules ``gridworld``, ``mlp`` and ``experiments`` directly under this package are the
+learners' former paths and re-export them for one version. The paper's small public data (the
+experiment graph, the logged runs' seeds and targets, our Example 1 reconstruction) is in
+:mod:`decentral.datasets.figura2021`.
 
 **The contract.** Every factory takes ``graphs`` as the library's factories do
 (:func:`decentral.graphs.as_sequence`; W-MSR reads only who hears whom, so an adjacency without
@@ -88,28 +95,26 @@ from .consensus import (
     resilient_consensus_params,
     values_of,
 )
-from .experiments import (
+from .learning import (
     RUN_FIELDS,
     SCENARIOS,
     ExperimentResult,
+    GridParams,
+    GridState,
+    GridWorld,
     LearnParams,
+    Trajectory,
+    grid_params,
+    grid_world,
     learner_params,
+    paper_targets,
+    random_targets,
     resolve_graph,
+    rollout,
     run_experiment,
     run_grid,
     run_runs,
     stack_runs,
-)
-from .gridworld import (
-    GridParams,
-    GridState,
-    GridWorld,
-    Trajectory,
-    grid_params,
-    grid_world,
-    paper_targets,
-    random_targets,
-    rollout,
     uniform_policy,
 )
 from .linear import (

@@ -398,7 +398,8 @@ def mean(values, mask, H=0):
 #: The one registry of the family's aggregators, by name: the ``aggregator=`` argument of
 #: :func:`~decentral.resilient_ac.resilient_consensus` and
 #: :func:`~decentral.resilient_ac.linear_actor_critic`, and the ``aggregator`` /
-#: ``hidden_aggregator`` flags of the MLP learners' :class:`~decentral.resilient_ac.mlp.Variant`.
+#: ``hidden_aggregator`` flags of the MLP learners'
+#: :class:`~decentral.resilient_ac.learning.mlp.Variant`.
 AGGREGATORS: dict[str, Callable] = {
     "wmsr": wmsr,
     "trimmed_mean": trimmed_mean,

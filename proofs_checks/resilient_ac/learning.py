@@ -27,8 +27,8 @@ the claimed (closed) range, FAIL when it lies wholly outside, INCONCLUSIVE when 
 end; a claim is the worst of its checks. In v1 the oracle is judged non-inferior (within
 :data:`ORACLE_TIE_MARGIN`) to the all-cooperative H = 0 run, which learns from the same team
 average. Faithful variants must also land within 0.5 of
-the authors' logged levels (:data:`~decentral.resilient_ac.experiments.V1_LOGGED`,
-:data:`~decentral.resilient_ac.experiments.V2_LOGGED`), judged the same way (the interval of
+the authors' logged levels (:data:`~proofs_checks.resilient_ac.setups.V1_LOGGED`,
+:data:`~proofs_checks.resilient_ac.setups.V2_LOGGED`), judged the same way (the interval of
 the seed mean inside logged ± 0.5); corrected variants report levels and orderings only.
 Windows: v1 first 500 / last 1000 episodes, v2 first 200 / last 500 of the
 second phase (as the logged tables); shorter runs use a third of the run for each window.
@@ -42,14 +42,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from decentral.resilient_ac.experiments import (
-    SCENARIOS,
-    V1_LOGGED,
-    V2_LOGGED,
-    default_phases,
-    run_runs,
-    summary_levels,
-)
+from decentral.resilient_ac.learning import SCENARIOS, default_phases, run_runs
 from decentral.verify import (
     CheckContext,
     Kind,
@@ -59,8 +52,8 @@ from decentral.verify import (
     combine_verdicts,
     judge_interval,
 )
-
-from .registry import claim
+from proofs_checks.registry import claim
+from proofs_checks.resilient_ac.setups import V1_LOGGED, V2_LOGGED, summary_levels
 
 DOCS = "docs/resilient_learning.md"
 FLL = "Figura, Lin, Liu, Gupta, arXiv:2111.06776"
@@ -456,7 +449,7 @@ def judge_saved(path) -> dict[str, Outcome]:
 
 def _load_saved(path) -> dict:
     """The judges' view of a saved run (see :func:`judge_saved`), validated."""
-    from decentral.resilient_ac.experiments import ExperimentResult
+    from decentral.resilient_ac.learning import ExperimentResult
     from decentral.results import load_results
 
     arrays, meta = load_results(path)

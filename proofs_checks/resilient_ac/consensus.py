@@ -48,8 +48,7 @@ from decentral.verify import (
     combine_verdicts,
     geometric_rate,
 )
-
-from .registry import claim
+from proofs_checks.registry import claim
 
 DOCS = "docs/resilient.md"
 FLL = "Figura, Lin, Liu, Gupta, arXiv:2111.06776"

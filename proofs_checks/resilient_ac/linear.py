@@ -59,8 +59,7 @@ from decentral.verify import (
     judge_interval,
     judge_upper_bound,
 )
-
-from .registry import claim
+from proofs_checks.registry import claim
 
 DOCS = "docs/resilient_linear.md"
 FLL = "Figura, Lin, Liu, Gupta, arXiv:2111.06776"

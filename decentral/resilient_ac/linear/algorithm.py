@@ -1,81 +1,10 @@
-"""Resilient consensus actor-critic with linear function approximation (RPBCAC, linear case).
-
-Figura, Lin, Liu, Gupta, "Resilient Consensus-based Multi-agent Reinforcement Learning with
-Function Approximation", arXiv:2111.06776, built on the networked actor-critic of Zhang, Yang,
-Liu, Zhang, Başar, "Fully Decentralized Multi-Agent Reinforcement Learning with Networked
-Agents", ICML 2018 (arXiv:1802.08757), Algorithm 2.
-
-**The linear equations below are OUR RECONSTRUCTION** from the paper's description (abstract,
-figure captions) and the authors' code: the body text of the paper, with its exact equations,
-was not available. The reconstruction and its derivations are in ``docs/resilient_linear.md``.
-
-Setting. ``N`` agents see the global state ``s`` of a finite MDP and the joint action
-``a = (a^1, ..., a^N)``; agent ``i`` receives a private reward ``r^i(s, a)``. The team objective
-is the discounted return of the cooperative agents' average reward. Every agent keeps a linear
-critic ``V(s; v) = phi(s)^T v``, a linear team-reward model ``rbar(s, a; lambda) = f(s, a)^T
-lambda`` and a softmax policy over its own actions with logits ``theta^i phi_pi(s)``.
-
-One iteration ``t`` (0-based), in this order:
-
-1. every agent samples ``a^i ~ pi^i(. | s_t; theta^i)``; the MDP moves to ``s_{t+1}`` and pays
-   ``r^i_{t+1} = r^i(s_t, a_t)``;
-2. local step of every agent (fast step ``beta_v = beta_{v,t}``)::
-
-       delta^i   = r^i + gamma phi(s_{t+1})^T v^i - phi(s_t)^T v^i
-       v~^i      = v^i + beta_v delta^i phi(s_t)
-       lambda~^i = lambda^i + beta_v (r^i - f_t^T lambda^i) f_t          f_t = f(s_t, a_t)
-
-   (average-reward criterion: ``delta^i = r^i - mu^i + phi(s_{t+1})^T v^i - phi(s_t)^T v^i``
-   and ``mu~^i = (1 - beta_v) mu^i + beta_v r^i``);
-3. every agent sends ``v~^i, lambda~^i`` (and ``mu~^i``) to its out-neighbours; a Byzantine
-   agent's messages come from an :class:`~decentral.resilient_ac.Attacker`, per receiver;
-4. consensus of every cooperative receiver ``i`` over the received values (own at ``k = 0``):
-
-   * ``consensus="projection"`` (the paper's resilient projection-based consensus): each
-     received parameter is projected onto the current feature,
-     ``e^{ij} = (v~^j - v^i)^T phi_t / (beta_v ||phi_t||^2)``, the scalars are aggregated with
-     W-MSR, ``ebar^i = WMSR_H({e^{ij}})``, and ``v^i <- v^i + beta_v ebar^i phi_t``; the same for
-     ``lambda`` with ``f_t`` (:func:`~decentral.resilient_ac.projection_step`). The new
-     prediction is ``phi_t^T v^i_{t+1} = WMSR_H({phi_t^T v~^j})``;
-   * ``consensus="trimmed"`` (the baseline "method of trimmed means"): every coordinate of the
-     received parameters is aggregated on its own (element-wise trimmed mean by default);
-   * ``consensus="mean"`` (Zhang et al. step 7, not resilient, ``H = 0``):
-     ``v^i <- sum_j c(i, j) v~^j`` with the graph's row-stochastic weights;
-
-   ``mu`` (average reward only) is a scalar and is aggregated directly;
-5. actor (slow step ``beta_theta = beta_{theta,t}``) of every cooperative agent::
-
-       deltã^i  = f_t^T lambda^i + gamma phi(s_{t+1})^T v^i - phi(s_t)^T v^i
-       theta^i <- theta^i + beta_theta deltã^i psi^i,   psi^i = grad log pi^i(a^i | s_t)
-
-   with the post-consensus iterates ``v^i_{t+1}, lambda^i_{t+1}`` (``actor_iterate="post"``,
-   default) or the local-step ones ``v~^i, lambda~^i`` (``"pre"``). Byzantine agents act with
-   their initial policy forever (a stationary policy, as the paper's actor result assumes).
-
-Step sizes are data (:class:`LinearACParams`): ``beta_{v,t} = (t + 1)^-0.65`` and
-``beta_{theta,t} = (t + 1)^-0.85`` by default, evaluated at the 0-based update index ``t``
-(the first update uses ``t = 0``, i.e. steps of 1). ``actor=False`` keeps every policy at its
-initial value (the fixed-policy mode of the critic / team-reward theorem).
-
-The MDP is data too (:class:`FiniteMDP`, a NamedTuple of arrays inside the params), so one
-compiled algorithm serves any MDP of the same sizes; :func:`random_mdp` draws one and
-:func:`exact_references` computes what the critic and the team-reward model converge to.
-
-Example:
-    >>> import jax, decentral.graphs as g
-    >>> from decentral.runner import run
-    >>> mdp = random_mdp(jax.random.key(0), num_states=4, num_actions_per_agent=2,
-    ...                  num_agents=5, feature_dim=3)
-    >>> alg = rpbcac(g.complete(5), H=1, byzantine=[4], attacker=feature_extreme())
-    >>> res = run(alg, linear_params(mdp), seeds=[0, 1], num_steps=200)
-    >>> res.final_state.critic.shape                       # [seeds, agents, d]
-    (2, 5, 3)
-"""
+"""The linear actor-critic itself: local rules, params and state, and the factories
+:func:`linear_actor_critic` and :func:`rpbcac` (equations and order of operations in
+:mod:`decentral.resilient_ac.linear`)."""
 
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
@@ -83,329 +12,49 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from decentral.datasets.figura2021 import EXAMPLE1_FEATURES, EXAMPLE1_REWARDS, example1_mdp
 from decentral.graphs import GraphSequence, as_sequence, as_table, gather
 from decentral.hypotheses import warn_hypothesis
 from decentral.schedules import StepSize, polynomial, satisfies_robbins_monro, validate_step_size
 
-from .aggregators import get_aggregator
-from .attackers import Attacker, receiver_views, replace_byzantine_messages
-from .consensus import (
+from ..aggregators import get_aggregator
+from ..attackers import Attacker, replace_byzantine_messages
+from ..consensus import (
     _byzantine_layout,
     _check_byzantine,
     _check_H,
     _hypotheses_once,
     check_hypotheses,
 )
+from ..projection import projection_step
+from .adversaries import (
+    TARGET_AVERAGE_REWARD,
+    TARGET_CRITIC,
+    TARGET_TEAM_REWARD,
+    LinearAttackContext,
+)
 from .mdp import (
     FiniteMDP,
-    LinearReferences,
     _check_discount,
-    exact_references,
-    joint_policy,
     num_actions_per_agent,
-    random_mdp,
     validate_mdp,
 )
-from .projection import projection_step
+from .rules import (
+    actor_step,
+    linear_actor_step,
+    local_critic_step,
+    local_reward_step,
+    policy_score,
+)
 
-__all__ = [
-    "FiniteMDP", "random_mdp", "validate_mdp", "num_actions_per_agent", "joint_policy",
-    "LinearReferences", "exact_references",
-    "LinearAttackContext", "feature_extreme", "greedy_adversary", "faulty_adversary",
-    "malicious_adversary", "ADVERSARIES",
-    "LinearACParams", "LinearACState", "LinearACInfo", "linear_params",
-    "linear_actor_critic", "rpbcac", "CONSENSUS_VARIANTS",
-    "local_critic_step", "local_reward_step", "policy_score", "linear_actor_step", "actor_step",
-    "estimates_of", "parameters_of",
-    "example1_mdp", "example1_attacker", "example1_figure_data", "EXAMPLE1_FEATURES",
-    "EXAMPLE1_REWARDS",
-]
+__all__ = ["LinearACParams", "LinearACState", "LinearACInfo", "linear_params",
+           "linear_actor_critic", "rpbcac", "CONSENSUS_VARIANTS", "local_critic_step",
+           "local_reward_step", "policy_score", "linear_actor_step", "actor_step",
+           "estimates_of", "parameters_of"]
 
 #: The consensus variants of the critic / team-reward step (a contract).
 CONSENSUS_VARIANTS = ("projection", "trimmed", "mean")
 
 _DEFAULT_AGGREGATOR = {"projection": "wmsr", "trimmed": "trimmed_mean", "mean": "mean"}
-
-#: ``LinearAttackContext.target`` codes: what a message is a parameter of.
-TARGET_CRITIC, TARGET_TEAM_REWARD, TARGET_AVERAGE_REWARD = 0, 1, 2
-
-
-# =============================================================================================
-# the per-coordinate-extreme attack on linear parameters
-# =============================================================================================
-
-class LinearAttackContext(NamedTuple):
-    """:class:`~decentral.resilient_ac.AttackContext` plus what a linear attacker may use.
-
-    Attributes:
-        table: this step's in-neighbour table.
-        byzantine: ``[B]`` int32 Byzantine indices.
-        cooperative: ``[N]`` bool.
-        feature: the current feature of the parameter attacked: ``phi(s_t)`` for the critic,
-            ``f(s_t, a_t)`` for the team-reward model, ``1`` for the average reward.
-        target: int32, 0 critic, 1 team-reward model, 2 average reward.
-        rewards: ``[N]`` this step's rewards ``r^i_{t+1}`` (None at ``init``).
-        next_feature: ``phi(s_{t+1})`` for the critic messages, else None.
-        step_size: this step's fast step ``beta_{v,t}`` (None at ``init``).
-        discount: ``gamma``, or None under the average-reward criterion.
-    """
-
-    table: Any
-    byzantine: jax.Array
-    cooperative: jax.Array
-    feature: jax.Array
-    target: jax.Array
-    rewards: Any = None
-    next_feature: Any = None
-    step_size: Any = None
-    discount: Any = None
-
-
-def feature_extreme(critic: float = 1.0, team_reward: float = -1.0, *,
-                    critic_target=None, team_reward_target=None) -> Attacker:
-    """The per-coordinate-extreme attack on linear parameters (needs a
-    :class:`LinearAttackContext`, which the algorithms of this module pass).
-
-    For receiver ``i`` with cooperative messages ``w^j`` (its own included) and current
-    feature ``x``: coordinate ``k`` of the message is ``max_j w^j_k`` where
-    ``push * x_k >= 0`` and ``min_j w^j_k`` elsewhere, with ``push = critic`` for critic
-    messages (default +1: push the value up) and ``push = team_reward`` for team-reward
-    messages (default -1: push the estimate down); the average reward uses ``critic``. Every
-    coordinate is inside the cooperative range, so element-wise trimming keeps it, while
-    ``x^T message`` is at least (push up) ``max_j x^T w^j``.
-
-    With ``critic_target`` / ``team_reward_target`` (a fixed direction, e.g. the mean feature:
-    the "batch-mean feature" form of the attack) the signs of that direction replace those of
-    the current feature: the attack then pushes the estimate along the fixed direction, which
-    differs from the current feature in the states not visited. Note: with the current feature,
-    and the cooperative agents at consensus, the honest messages differ only along ``x``, and
-    the message is exactly the one of the cooperative agent with the extreme local step (see
-    ``docs/resilient_linear.md``).
-
-    Params ``{"critic", "team_reward", "critic_target", "team_reward_target"}`` (signs and
-    directions; all zero directions mean "the current feature"; sweepable).
-
-    Example:
-        >>> att = feature_extreme(team_reward_target=[0.5, -0.25])
-        >>> att.name, att.params["team_reward_target"].tolist()
-        ('feature_extreme_fixed_direction', [0.5, -0.25])
-    """
-
-    def init(key, params, values, ctx):
-        del key, params, values, ctx
-        return ()
-
-    def step(key, state, params, t, values, ctx):
-        del key, t
-        values = jnp.asarray(values)
-        views = receiver_views(values, ctx, ctx.byzantine[0] if ctx.byzantine.shape[0] else 0)
-        coop = views.cooperative.reshape(views.cooperative.shape
-                                         + (1,) * (values.ndim - 1))        # [N, K, 1...]
-        big = jnp.finfo(values.dtype).max
-        hi = jnp.max(jnp.where(coop, views.received, -big), axis=1)
-        lo = jnp.min(jnp.where(coop, views.received, big), axis=1)
-        any_coop = jnp.any(views.cooperative, axis=1).reshape((-1,) + (1,) * (values.ndim - 1))
-        own = views.received[:, 0]
-        hi, lo = jnp.where(any_coop, hi, own), jnp.where(any_coop, lo, own)
-        is_tr = ctx.target == TARGET_TEAM_REWARD
-        push = jnp.where(is_tr, params["team_reward"], params["critic"])
-        feature = jnp.broadcast_to(jnp.asarray(ctx.feature, values.dtype), values.shape[1:])
-        if values.ndim > 1:
-            fixed = jnp.where(is_tr, params["team_reward_target"], params["critic_target"])
-            d = values.shape[1]
-            fixed = jnp.pad(fixed, (0, max(0, d - fixed.shape[0])))[:d].astype(values.dtype)
-            feature = jnp.where(jnp.any(fixed != 0), fixed, feature)
-        up = push * feature >= 0
-        msg = jnp.where(up, hi, lo)                                        # [N, ...]
-        return jnp.broadcast_to(msg, (ctx.byzantine.shape[0],) + msg.shape), state
-
-    tc = np.zeros(0) if critic_target is None else np.asarray(critic_target, np.float64)
-    tr = np.zeros(0) if team_reward_target is None else np.asarray(team_reward_target,
-                                                                   np.float64)
-    width = max(tc.size, tr.size, 1)
-
-    def pad(a):
-        return jnp.asarray(np.pad(a.ravel(), (0, width - a.size)))
-
-    params = {"critic": jnp.asarray(float(critic)),
-              "team_reward": jnp.asarray(float(team_reward)),
-              "critic_target": pad(tc), "team_reward_target": pad(tr)}
-    name = "feature_extreme" if width == 1 and not (tc.any() or tr.any()) else \
-        "feature_extreme_fixed_direction"
-    return Attacker(init, step, params, name, _check_feature_extreme)
-
-
-def _check_feature_extreme(params) -> None:
-    """``feature_extreme``'s params: real scalar signs ``critic`` / ``team_reward``, 1-D
-    finite direction vectors (zeros: the current feature)."""
-    for k in ("critic", "team_reward"):
-        arr = np.asarray(params[k])
-        if arr.ndim != 0 or arr.dtype == np.bool_ or not np.issubdtype(arr.dtype, np.number):
-            raise ValueError(f"[{k!r}] must be one real number (the push's sign); got "
-                             f"{params[k]!r}.")
-    for k in ("critic_target", "team_reward_target"):
-        arr = np.asarray(params[k])
-        if arr.ndim != 1 or arr.dtype == np.bool_ or not np.issubdtype(arr.dtype, np.number) \
-                or not np.all(np.isfinite(arr)):
-            raise ValueError(f"[{k!r}] must be a 1-D vector of finite numbers (all zeros: "
-                             f"the current feature); got shape {arr.shape}.")
-
-
-# =============================================================================================
-# the learning adversaries of the experiments, as stateful attackers
-# =============================================================================================
-
-def _broadcast(msg, ctx):
-    """``[B, ...]`` per-sender messages -> ``[B, N, ...]``: every receiver gets the same."""
-    n = ctx.cooperative.shape[0]
-    return jnp.broadcast_to(msg[:, None], (msg.shape[0], n) + msg.shape[1:])
-
-
-def greedy_adversary() -> Attacker:
-    """The greedy adversary of the experiments (Figura, Lin, Liu, Gupta, Section V) in the
-    linear family: it fits the critic and the team-reward model to its *own* reward and sends
-    that fit to every receiver, ignoring everyone else.
-
-    In :func:`linear_actor_critic` a Byzantine agent's stored parameters are its own local steps
-    (step 2 of the module docstring; it never takes part in consensus), so the message is the
-    honest local-step value of the Byzantine agent itself: ``values[b]`` for every receiver.
-    Stateless. Works with any :class:`~decentral.resilient_ac.AttackContext`.
-
-    Example:
-        >>> greedy_adversary().name
-        'greedy'
-    """
-
-    def init(key, params, values, ctx):
-        del key, params, values, ctx
-        return ()
-
-    def step(key, state, params, t, values, ctx):
-        del key, params, t
-        return _broadcast(jnp.asarray(values)[ctx.byzantine], ctx), state
-
-    return Attacker(init, step, {}, "greedy")
-
-
-def faulty_adversary() -> Attacker:
-    """The faulty adversary of the experiments: it sends its *initial* parameters forever
-    (a frozen critic and team-reward model). Stateful: :meth:`~Attacker.init` keeps
-    ``values[b]`` of the values it is initialised with (the initial parameters, in
-    :func:`linear_actor_critic`), every step sends them to every receiver.
-
-    Example:
-        >>> faulty_adversary().name
-        'faulty'
-    """
-
-    def init(key, params, values, ctx):
-        del key, params
-        return jnp.asarray(values)[ctx.byzantine]
-
-    def step(key, state, params, t, values, ctx):
-        del key, params, t, values
-        return _broadcast(state, ctx), state
-
-    return Attacker(init, step, {}, "faulty")
-
-
-def malicious_adversary() -> Attacker:
-    """The malicious adversary of the experiments: it fits its critic and team-reward model to
-    *minus the mean cooperative reward* and sends that fit to every receiver, so that the
-    cooperative agents, if they average it in, minimise their return. Stateful, and it needs
-    the :class:`LinearAttackContext` that :func:`linear_actor_critic` passes.
-
-    State per Byzantine agent ``b``: its own parameter ``w_b`` (initialised to its initial
-    parameter) and, under the average-reward criterion, its own average ``mu_b``. With
-    ``rbar_c = mean_{j cooperative} r^j_{t+1}`` and the step's ``beta = beta_{v,t}``, each step
-    first moves ``w_b`` by the same local rule as an honest agent (step 2 of the module
-    docstring) with reward ``-rbar_c``, then sends the new ``w_b``:
-
-    * critic: ``w += beta (-rbar_c + gamma phi'^T w - phi^T w) phi`` (average reward:
-      ``-rbar_c - mu_b + phi'^T w - phi^T w``, then ``mu_b <- (1 - beta) mu_b - beta rbar_c``);
-    * team-reward model: ``w += beta (-rbar_c - f^T w) f``;
-    * average reward (scalar): ``w <- (1 - beta) w - beta rbar_c``.
-
-    Example:
-        >>> malicious_adversary().name
-        'malicious'
-    """
-
-    def init(key, params, values, ctx):
-        del key, params
-        w = jnp.asarray(values)[ctx.byzantine]
-        return w, jnp.zeros(w.shape[:1], w.dtype)
-
-    def step(key, state, params, t, values, ctx):
-        del key, params, t, values
-        if ctx.rewards is None or ctx.step_size is None:
-            raise ValueError("malicious_adversary needs a LinearAttackContext with this step's "
-                             "rewards and step size (the linear actor-critic passes them).")
-        w, mu = state
-        coop = ctx.cooperative
-        rbar = jnp.sum(jnp.where(coop, ctx.rewards, 0)) / jnp.maximum(jnp.sum(coop), 1)
-        r = (-rbar).astype(w.dtype)
-        beta = jnp.asarray(ctx.step_size, w.dtype)
-        if w.ndim == 1:                                             # the average reward
-            w = (1 - beta) * w + beta * r
-        elif ctx.next_feature is not None:                          # the critic
-            w, _ = jax.vmap(local_critic_step, in_axes=(0, None, None, None, None, None,
-                                                        None if ctx.discount is not None
-                                                        else 0))(
-                w, ctx.feature, ctx.next_feature, r, ctx.discount, beta,
-                None if ctx.discount is not None else mu)
-            if ctx.discount is None:
-                mu = (1 - beta) * mu + beta * r
-        else:                                                       # the team-reward model
-            w = jax.vmap(local_reward_step, in_axes=(0, None, None, None))(w, ctx.feature, r,
-                                                                           beta)
-        return _broadcast(w, ctx), (w, mu)
-
-    return Attacker(init, step, {}, "malicious")
-
-
-#: The learning adversaries of the experiments, by name.
-ADVERSARIES = {"greedy": greedy_adversary, "faulty": faulty_adversary,
-               "malicious": malicious_adversary}
-
-
-# =============================================================================================
-# local rules (unbatched, rlax style)
-# =============================================================================================
-
-def local_critic_step(v, phi, phi_next, reward, discount, step, average_reward=None):
-    """``(v~, delta)``: ``delta = r + gamma phi'^T v - phi^T v`` (average reward:
-    ``r - mu + phi'^T v - phi^T v``) and ``v~ = v + step delta phi``."""
-    if average_reward is None:
-        delta = reward + discount * jnp.dot(phi_next, v) - jnp.dot(phi, v)
-    else:
-        delta = reward - average_reward + jnp.dot(phi_next, v) - jnp.dot(phi, v)
-    return v + step * delta * phi, delta
-
-
-def local_reward_step(lam, f, reward, step):
-    """``lambda~ = lambda + step (r - f^T lambda) f`` (the local team-reward step)."""
-    return lam + step * (reward - jnp.dot(f, lam)) * f
-
-
-def policy_score(theta, policy_feature, action):
-    """``psi = grad_theta log pi(action | s)`` for logits ``theta [M, d_p] @ phi_pi(s)``:
-    ``(e_action - pi(. | s)) phi_pi(s)^T`` ``[M, d_p]``."""
-    probs = jax.nn.softmax(theta @ policy_feature)
-    onehot = jax.nn.one_hot(action, theta.shape[0], dtype=probs.dtype)
-    return (onehot - probs)[:, None] * policy_feature[None, :]
-
-
-def linear_actor_step(theta, policy_feature, action, team_td_error, step):
-    """``theta + step deltã psi`` (one actor step of the linear family; the MLP learners'
-    is :func:`~decentral.resilient_ac.mlp.mlp_actor_step`)."""
-    return theta + step * team_td_error * policy_score(theta, policy_feature, action)
-
-
-#: The older name of :func:`linear_actor_step` (kept for user code; the step-size field
-#: ``LinearACParams.actor_step`` is another thing: the actor's step size ``beta_theta``).
-actor_step = linear_actor_step
 
 
 # =============================================================================================
@@ -727,7 +376,8 @@ def linear_actor_critic(graphs=None, *, H: int, byzantine: Sequence[int] = (),
                         actor_iterate: str = "post", check: bool = True,
                         check_robustness: bool | None = None, rule: str | None = None,
                         backend: str | None = None, graph=None):
-    """The linear consensus actor-critic (module docstring) as a runner ``Algorithm``.
+    """The linear consensus actor-critic as a runner ``Algorithm`` (equations and order of
+    operations: :mod:`decentral.resilient_ac.linear`).
 
     Args:
         graphs: the sequence ``t -> G_t``: anything :func:`decentral.graphs.as_sequence`
@@ -981,7 +631,7 @@ def rpbcac(graphs=None, *, H: int, byzantine: Sequence[int] = (),
            **options):
     """Resilient projection-based consensus actor-critic (Figura, Lin, Liu, Gupta,
     arXiv:2111.06776), linear function approximation; **the equations are our reconstruction**
-    (module docstring).
+    (:mod:`decentral.resilient_ac.linear`).
 
     ``rpbcac`` is the paper's name for :func:`linear_actor_critic` with
     ``consensus="projection"``, the paper's method, and the same function: every argument
@@ -991,6 +641,7 @@ def rpbcac(graphs=None, *, H: int, byzantine: Sequence[int] = (),
 
     Example:
         >>> import decentral.graphs as g
+        >>> from decentral.resilient_ac.linear import feature_extreme
         >>> alg = rpbcac(g.complete(5), H=1, byzantine=[4], attacker=feature_extreme(),
         ...              actor=False)
         >>> alg.name, alg.config["consensus"], alg.config["aggregator"]
@@ -1013,81 +664,3 @@ def _config(seq: GraphSequence, H, byz, attacker, agg_name, consensus, criterion
     return {"graphs": seq.digest(), "H": H, "byzantine": list(byz), "attacker": att,
             "aggregator": agg, "consensus": consensus, "criterion": criterion,
             "actor": bool(actor), "actor_iterate": actor_iterate}
-
-
-# =============================================================================================
-# Example 1 (Figs. 3-4) reconstruction
-# =============================================================================================
-
-def example1_attacker(direction: str = "mean_feature", push: float = 1.0,
-                      features=None) -> Attacker:
-    """The Byzantine agent of our Example 1 reconstruction: the per-coordinate extreme
-    (:func:`feature_extreme`) pushing the team-reward estimate up (``push = +1``, the paper's
-    "overestimation") by the sign of the mean feature ``(f(0) + f(1)) / 2``
-    (``direction="mean_feature"``, the batch-mean-feature rule) or of the current feature
-    (``"current_feature"``, which at consensus only duplicates the message of the
-    cooperative agent with the largest reward; see ``docs/resilient_linear.md``)."""
-    f = EXAMPLE1_FEATURES if features is None else np.asarray(features, np.float64)
-    if direction == "mean_feature":
-        return feature_extreme(1.0, push, critic_target=f.mean(0),
-                               team_reward_target=f.mean(0))
-    if direction == "current_feature":
-        return feature_extreme(1.0, push)
-    raise ValueError(f"direction must be 'mean_feature' or 'current_feature'; got "
-                     f"{direction!r}.")
-
-
-def example1_figure_data(*, graphs=None, num_steps: int = 3000, seeds: Sequence[int] = (0,),
-                         record_every: int = 10, push: float = 1.0,
-                         direction: str = "mean_feature",
-                         variants: Sequence[str] = ("projection", "trimmed"),
-                         features=None, rewards=None,
-                         init_noise: float = 0.5, graph=None) -> dict[str, np.ndarray]:
-    """Arrays for the Example 1 figure (our reconstruction of Figs. 3-4): cooperative estimates
-    ``rbar(s; lambda^i_t)`` against the iteration, per consensus variant, with the cooperative
-    hull and the true team average.
-
-    Fixed policy, ``H = 1`` (``H = 0`` for ``"mean"``), agent 4 Byzantine with
-    :func:`example1_attacker` (``direction``, ``push``), ``graphs`` ``K5`` by default (anything
-    :func:`rpbcac` accepts; ``graph=`` is its older name), initial parameters ``init_noise``
-    times a standard normal per agent and seed.
-
-    Returns:
-        ``{"steps": [R], "hull": [2, S] (min, max of the cooperative r^j(s)),
-        "team_average": [S], "estimates/<variant>": [seeds, R, 4, S], "features": [S, 2],
-        "rewards": [5, S]}``.
-
-    Example:
-        >>> d = example1_figure_data(num_steps=100, seeds=range(2), variants=("trimmed",))
-        >>> d["estimates/trimmed"].shape, d["hull"].shape
-        ((2, 10, 4, 2), (2, 2))
-    """
-    from decentral.graphs import complete
-    from decentral.runner import run
-
-    graphs = _graphs_alias(graphs, graph, "example1_figure_data")
-    mdp = example1_mdp(features, rewards)
-    adj = complete(5) if graphs is None else graphs
-    params = linear_params(mdp, init_noise=init_noise)
-    F = jnp.asarray(mdp.state_features)
-    attacker = example1_attacker(direction, push, features)
-
-    def record(state):
-        return state.team_reward @ F.T                                  # [N, S]
-
-    out: dict[str, np.ndarray] = {}
-    steps = None
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        for variant in variants:
-            alg = rpbcac(adj, H=0 if variant == "mean" else 1, byzantine=[4],
-                         attacker=attacker, consensus=variant, actor=False)
-            res = run(alg, params, seeds=list(seeds), num_steps=num_steps,
-                      record_every=record_every, record_fn=record)
-            out[f"estimates/{variant}"] = np.asarray(res.records)[:, :, :4, :]
-            steps = res.record_steps
-    r = np.asarray(mdp.rewards)[:4, :, 0]
-    out.update(steps=np.asarray(steps), hull=np.stack([r.min(0), r.max(0)]),
-               team_average=r.mean(0), features=np.asarray(mdp.state_features),
-               rewards=np.asarray(mdp.rewards)[:, :, 0])
-    return out

@@ -8,7 +8,7 @@ numbers rest on — the v2 code's reward never takes its "moved to a free cell" 
 occupancy test counts the agent itself), the corrected v2 rule and v1 penalise agents whose
 cells coincide, v1 rewards lie in [-1.1, 0], the standardized coordinates have mean 0 and
 standard deviation 1 under uniform positions, and the action encodings are as documented in
-:mod:`decentral.resilient_ac.gridworld`.
+:mod:`decentral.resilient_ac.learning.gridworld`.
 
 The judge (:func:`check_environment_facts`) takes the environments to judge as arguments, so a
 test can hand it a deliberately wrong variant and see it FAIL. It compares every environment
@@ -29,10 +29,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from decentral.resilient_ac.gridworld import GridParams, GridState, GridWorld, grid_world
+from decentral.resilient_ac.learning.gridworld import GridParams, GridState, GridWorld, grid_world
 from decentral.verify import CheckContext, Kind, Outcome, Verdict, combine_verdicts
-
-from .registry import claim
+from proofs_checks.registry import claim
 
 __all__ = ["DOCUMENTED", "CHUNK", "default_envs", "reference_step", "run_cases",
            "check_environment_facts"]
