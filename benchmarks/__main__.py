@@ -1,14 +1,15 @@
-"""``python -m benchmarks``: time the foundation against references, print a table, write results.
+"""``python -m benchmarks``: run the benchmarks, print a table of ratios, write the results.
 
 Usage::
 
     python -m benchmarks [--quick] [--only PATTERN ...] [--out DIR] [--repeats N] [--list]
 
-``--quick`` runs small sizes (about 15 s on 2 CPU cores, mostly compilation); the default
-sizes take about 1 minute. ``--only`` selects benchmark ids by
-substring (repeatable, or comma-separated). Results go to ``DIR/results.json`` (every row,
-the configuration and ``decentral.results.provenance()``) and ``DIR/results.md``; DIR defaults
-to ``benchmarks/out``.
+``--quick`` runs small sizes (at those the times are mostly compilation); ``--size tiny`` the
+smoke-test sizes (:data:`benchmarks.registry.SIZES`). ``--only`` selects benchmark ids by
+substring (repeatable, or comma-separated). The console table fits 120 columns (see
+:func:`benchmarks.report.format_table`); results go to ``DIR/results.json`` (every row, the
+configuration and ``decentral.results.provenance()``) and ``DIR/results.md``; DIR defaults to
+``benchmarks/out``.
 
 Exit status: 0 when every benchmark ran and every checked row agreed with its reference; 1 when
 a benchmark raised or a decentral result differed from its reference (a benchmark that computes
@@ -30,9 +31,9 @@ import time  # noqa: E402
 import traceback  # noqa: E402
 from collections.abc import Sequence  # noqa: E402
 
-from benchmarks import DEFAULT_OUT, format_table, write_results
-from benchmarks import bench_foundation as bf  # noqa: E402
-from decentral._cli import positive_int  # noqa: E402
+from benchmarks import registry  # noqa: E402
+from benchmarks.report import DEFAULT_OUT, format_table, write_results  # noqa: E402
+from decentral.cli import positive_int  # noqa: E402
 from decentral.results import provenance  # noqa: E402
 
 __all__ = ["main", "build_parser"]
@@ -46,7 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "implementations timed in the same run (ratio = reference / decentral).",
     )
     p.add_argument("--quick", action="store_true", help="small sizes (seconds)")
-    p.add_argument("--size", choices=sorted(bf.SIZES), default=None,
+    p.add_argument("--size", choices=sorted(registry.SIZES), default=None,
                    help="size mode (overrides --quick; 'tiny' is the smoke-test size)")
     p.add_argument("--only", action="append", metavar="PATTERN",
                    help="run benchmarks whose id contains PATTERN (repeat or comma-separate)")
@@ -62,12 +63,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command; returns the exit status (see the module docstring)."""
     args = build_parser().parse_args(argv)
     if args.list:
-        for name in bf.BENCHMARKS:
+        for name in registry.BENCHMARKS:
             print(name)
         return 0
     size = args.size or ("quick" if args.quick else "default")
     try:
-        names = bf.selected(args.only)
+        names = registry.selected(args.only)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -79,7 +80,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         t0 = time.perf_counter()
         print(f"[{name}] running ({size}) ...", flush=True)
         try:
-            new = bf.run_benchmark(name, size, args.repeats)
+            new = registry.run_benchmark(name, size, args.repeats)
         except Exception:
             traceback.print_exc()
             failed.append(name)
@@ -97,7 +98,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                                      f"{size!r}, where fixed costs dominate)"))
     differ = [f"{r.name} ({r.variant}, {r.dtype})" for r in rows if r.agree is False]
     config = {"size": size, "only": args.only, "repeats": args.repeats,
-              "sizes": {n: bf.SIZES[size][n] for n in names}, "total_s": total,
+              "sizes": {n: registry.SIZES[size][n] for n in names}, "total_s": total,
               "errors": failed}
     paths = write_results(rows, args.out, prov, config=config, command=command.strip())
     print(f"\n{len(rows)} rows in {total:.1f} s; wrote {', '.join(str(p) for p in paths)}")

@@ -5,8 +5,8 @@ Usage::
     python -m benchmarks._sharding_child '{"device_count": 2, "kwargs": {...}}'
 
 Sets the CPU device count with :func:`decentral.devices.use_all_cpu_cores` before JAX starts
-its backend, runs :func:`benchmarks.bench_foundation.sharded_run` with ``kwargs`` and prints its
-result as one JSON line prefixed by :data:`benchmarks.bench_foundation.CHILD_MARKER`.
+its backend, runs :func:`benchmarks.bench_sharding.sharded_run` with ``kwargs`` and prints its
+result as one JSON line prefixed by :data:`benchmarks.bench_sharding.CHILD_MARKER`.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ def main(argv: list[str]) -> int:
     spec = json.loads(argv[0])
     use_all_cpu_cores(int(spec["device_count"]))          # before anything starts JAX
 
-    from benchmarks.bench_foundation import CHILD_MARKER, sharded_run
+    from benchmarks.bench_sharding import CHILD_MARKER, sharded_run
 
     result = sharded_run(**spec["kwargs"])
     print(CHILD_MARKER + json.dumps(result), flush=True)

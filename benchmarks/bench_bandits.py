@@ -74,7 +74,7 @@ from typing import Any, NamedTuple
 import jax
 import numpy as np
 
-from benchmarks import BenchResult, _ratio, device_summary, tree_nbytes
+from benchmarks.harness import BenchResult, device_summary, ratio, tree_nbytes
 from decentral.devices import cpu_core_count
 
 __all__ = ["ReferenceResult", "numpy_dec_ucb", "metropolis_weights", "bandit_setup",
@@ -454,7 +454,8 @@ def bench_bandits(*, S: int, N: int, M: int, T: int, edge_prob: float, ref_seeds
     common: dict[str, Any] = dict(
         name="bandits.dec_ucb", dtype=child["dtype"], size=size, metric="time_s",
         max_abs_diff=check["z_diff"], agree=agree, tolerance=TOLERANCE,
-        prng_impl=child["prng_impl"], enable_x64=child["enable_x64"])
+        prng_impl=child["prng_impl"], enable_x64=child["enable_x64"],
+        reference_label="numpy triple loop")
     reference = (f"numpy, Python loops over seeds, t and agents (forced check, argmax of the "
                  f"index, Generator Bernoulli draw, max over neighbours, W @ z); timed on "
                  f"{ref_seeds} seed(s) x {small} and x {large} steps "
@@ -485,7 +486,7 @@ def bench_bandits(*, S: int, N: int, M: int, T: int, edge_prob: float, ref_seeds
         BenchResult(
             variant="vs numpy loop over t and agents, incl. compilation (fresh Python)",
             value=first, reference=reference, reference_value=t_ref,
-            ratio=_ratio(t_ref, first), compile_s=compile_s, times_s=[first],
+            ratio=ratio(t_ref, first), compile_s=compile_s, times_s=[first],
             reference_times_s=[t_ref], repeats=1,
             target_ratio=100.0,
             notes=f"{flag}target >= 100x; first call in a fresh Python (policy build + evaluate), "
@@ -494,7 +495,7 @@ def bench_bandits(*, S: int, N: int, M: int, T: int, edge_prob: float, ref_seeds
         BenchResult(
             variant="vs numpy loop over t and agents, compiled (repeat calls)",
             value=median, reference=reference, reference_value=t_ref,
-            ratio=_ratio(t_ref, median), compile_s=compile_s, times_s=times,
+            ratio=ratio(t_ref, median), compile_s=compile_s, times_s=times,
             reference_times_s=[t_ref], repeats=len(times),
             notes=f"{flag}the same evaluate call again in the same fresh Python; decentral "
                   f"{ns_step:.0f} ns per agent-step ({median / (S * T) * 1e6:.1f} us per "
@@ -508,7 +509,7 @@ def bench_bandits(*, S: int, N: int, M: int, T: int, edge_prob: float, ref_seeds
         value=per_cell,
         reference=f"the numpy reference's state per agent x arm: n, m int64, xbar, z float64 "
                   f"({ref_cell} B)",
-        reference_value=float(ref_cell), ratio=_ratio(ref_cell, per_cell),
+        reference_value=float(ref_cell), ratio=ratio(ref_cell, per_cell),
         compile_s=None, times_s=[], repeats=0, max_abs_diff=bytes_diff,
         agree=bool(bytes_diff == 0), tolerance=0.0,
         prng_impl=str(jax.config.jax_default_prng_impl),
@@ -520,5 +521,6 @@ def bench_bandits(*, S: int, N: int, M: int, T: int, edge_prob: float, ref_seeds
         extra=dict(state=mem, memory_bytes=limit, memory_source=source,
                    max_agent_arm_seeds=fits, final_state_bytes_per_seed=check["final_state_bytes"],
                    reference_bytes_per_agent_arm=ref_cell),
+        reference_label="numpy state (64-bit)",
     ))
     return rows

@@ -1,20 +1,17 @@
-"""Throughput of the grid world (:mod:`decentral.resilient_ac.gridworld`) against numpy.
+"""Throughput of the grid world (:mod:`decentral.resilient_ac.learning.gridworld`) against numpy.
 
 The environment of the resilient actor-critic experiments (Figura, Lin, Liu, Gupta,
 arXiv:2111.06776; dynamics as in the authors' code) run as a workload of its own: S seeds (each
 with its own targets), E episodes per seed, T = 20 steps per episode, every agent taking a
 uniformly random action; one "env step" is one joint step of all N = 5 agents.
 
-* decentral: ``jax.jit`` of :func:`~decentral.resilient_ac.gridworld.rollout` with
-  :func:`~decentral.resilient_ac.gridworld.uniform_policy` (a ``lax.scan`` over the 20 steps),
-  ``lax.map`` over the E episodes (each from a fresh reset), ``vmap`` over the S seeds, the seeds
-  sharded over every device. It draws its initial positions and actions itself (threefry),
+* decentral: ``jax.jit`` of :func:`~decentral.resilient_ac.learning.gridworld.rollout` with
+  :func:`~decentral.resilient_ac.learning.gridworld.uniform_policy` (a ``lax.scan`` over the 20
+  steps), ``lax.map`` over the E episodes (each from a fresh reset), ``vmap`` over the S seeds,
+  the seeds sharded over every device. It draws its initial positions and actions itself (threefry),
   inside the timed call. Reported compiled (median of repeats) and including compilation
-  (the first call). The compilation (about 1.5-2 s here) is paid once per program, whatever
-  the number of steps, so the ratio including it depends on the size: the default size
-  (S=256 seeds x E=500 episodes, 2.56 million joint steps) is below one configuration of the
-  paper's v1 experiment (9 runs x 5 seeds x 10 000 episodes x 20 steps = 9 million); at
-  E=50 (256 000 steps) the compilation takes most of the first call.
+  (the first call). The compilation is paid once per program, whatever the number of steps,
+  so the ratio including it depends on the size.
 * the reference: a numpy environment written the way such code usually is (a class holding the
   positions, ``step`` looping over the agents with Python integers), driven by Python loops over
   seeds, episodes and steps. It replays the initial positions and actions the decentral side
@@ -42,8 +39,8 @@ import numpy as np
 from jax.sharding import Mesh, NamedSharding
 from jax.sharding import PartitionSpec as P
 
-from benchmarks import BenchResult, _ratio, measure
-from decentral.resilient_ac.gridworld import (
+from benchmarks.harness import BenchResult, measure, ratio
+from decentral.resilient_ac.learning.gridworld import (
     ACTION_DELTAS,
     GridParams,
     GridWorld,
@@ -221,7 +218,7 @@ def bench_env_steps(*, S: int, E: int, loop_seeds: int, repeats: int = 3,
                       "Python loops over seeds, episodes and steps, replaying the decentral "
                       f"side's initial positions and actions; timed on {loop_seeds} seed(s) "
                       f"x {E} episodes, its time for S x E x T steps scaled from its rate",
-            reference_value=np_time, ratio=_ratio(np_time, t_jax.median_s),
+            reference_value=np_time, ratio=ratio(np_time, t_jax.median_s),
             reference_times_s=t_np.times_s,
             max_abs_diff=diff, agree=bool(same_ints and diff <= tol), tolerance=tol,
             prng_impl=str(jax.config.jax_default_prng_impl),
@@ -235,5 +232,6 @@ def bench_env_steps(*, S: int, E: int, loop_seeds: int, repeats: int = 3,
                        numpy_steps_per_s=np_rate, ratio_with_compile=jax_rate_first / np_rate,
                        jax_first_call_s=t_jax.first_s,
                        numpy_loop_s=t_np.median_s, loop_seeds=loop_seeds,
-                       integer_rewards_identical=same_ints, env_steps=steps)))
+                       integer_rewards_identical=same_ints, env_steps=steps),
+            reference_label="numpy env class loop"))
     return rows

@@ -43,7 +43,7 @@ import numpy as np
 from jax.sharding import Mesh, NamedSharding
 from jax.sharding import PartitionSpec as P
 
-from benchmarks import BenchResult, _ratio, measure
+from benchmarks.harness import BenchResult, measure, ratio
 from decentral.resilient_ac import wmsr
 
 __all__ = ["make_inputs", "numpy_loop", "numpy_vectorised", "decentral_wmsr",
@@ -200,23 +200,24 @@ def bench_resilient_ac(*, S: int, N: int, K: int, d: int, H: int, deg: tuple[int
                       f"neighbour values, the own-value rule vectorised over d; {how} "
                       f"(per seed {per_small * 1e3:.1f} / {per_large * 1e3:.1f} ms: "
                       f"{linear:.0%} apart)",
-            reference_value=t_loop, ratio=_ratio(t_loop, t_dec.median_s),
+            reference_value=t_loop, ratio=ratio(t_loop, t_dec.median_s),
             reference_times_s=[t_loop] if large < S else t_large.times_s,
             max_abs_diff=diff_loop, agree=bool(diff_loop <= tol),
             target_ratio=10.0,
             notes=f"target >= 10x; {one_note}; compared on {large} seeds",
             extra=dict(extra, per_seed_s=[per_small, per_large], loop_seeds=[small, large],
-                       linearity_gap=linear), **common),
+                       linearity_gap=linear),
+            reference_label="numpy loop + np.sort", **common),
         BenchResult(
             variant="vs (b) numpy vectorised over seeds and receivers",
             reference="numpy, no Python loops: padding pushed to +inf, one np.sort along the "
                       "neighbour axis (moved last), counts above / below the own value, the "
                       "kept positions as one mask",
-            reference_value=t_vec.median_s, ratio=_ratio(t_vec.median_s, t_dec.median_s),
+            reference_value=t_vec.median_s, ratio=ratio(t_vec.median_s, t_dec.median_s),
             reference_times_s=t_vec.times_s, max_abs_diff=diff_vec,
             agree=bool(diff_vec <= tol),
             target_ratio=3.0,
             notes=f"target >= 3x; {one_note}; (a) vs (b) max|d| {diff_refs:.1e}",
-            extra=extra, **common),
+            extra=extra, reference_label="numpy, vectorised", **common),
     ]
     return rows

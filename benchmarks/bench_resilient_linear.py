@@ -23,8 +23,7 @@ the same final critic, team-reward and policy parameters (float32 vs float64: re
 tolerance ``tolerance``). The run is short on purpose: W-MSR keeps a value equal to the own
 value and drops one a rounding error above it, and the attack duplicates a cooperative message
 (at consensus, the receiver's own one), so two arithmetics (XLA float32, numpy float64; even XLA
-and numpy both in float64) eventually branch differently at such a tie; in the benchmark problem
-the first branch comes after about 100 steps.
+and numpy both in float64) eventually branch differently at such a tie.
 
 Example:
     >>> rows = bench_linear_updates(S=2, N=3, d=2, T=20, states=3,
@@ -43,7 +42,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from benchmarks import BenchResult, _ratio, measure
+from benchmarks.harness import BenchResult, measure, ratio
 from decentral.graphs import complete
 from decentral.resilient_ac.linear import (
     FiniteMDP,
@@ -225,7 +224,8 @@ def bench_linear_updates(*, S: int = 64, N: int = 5, d: int = 8, T: int = 10_000
            f"step), extrapolated to {S} seeds x {T} steps")
     common: dict[str, Any] = dict(
         name="resilient_ac.linear_updates", dtype=str(jnp.result_type(float)), size=size,
-        metric="time_s", reference=how, reference_value=t_ref, reference_times_s=[t_ref],
+        metric="time_s", reference=how, reference_label="numpy triple loop",
+        reference_value=t_ref, reference_times_s=[t_ref],
         max_abs_diff=diff, agree=bool(diff <= tolerance), tolerance=tolerance,
         prng_impl=str(jax.config.jax_default_prng_impl),
         enable_x64=bool(jax.config.jax_enable_x64))
@@ -237,13 +237,13 @@ def bench_linear_updates(*, S: int = 64, N: int = 5, d: int = 8, T: int = 10_000
                  linearity_gap=abs(per_small / per_large - 1.0))
     return [
         BenchResult(variant="including compilation, vs numpy loop over seeds, time, agents",
-                    value=t_first, ratio=_ratio(t_ref, t_first),
+                    value=t_first, ratio=ratio(t_ref, t_first),
                     compile_s=max(t_first - t_dec.median_s, 0.0), times_s=[t_first], repeats=1,
                     target_ratio=10.0,
                     notes=f"target >= 10x; agreement on {check_steps} replayed steps x 2 seeds "
                           "(relative max diff of v, lambda, theta)", extra=extra, **common),
         BenchResult(variant="compiled, vs numpy loop over seeds, time, agents",
-                    value=t_dec.median_s, ratio=_ratio(t_ref, t_dec.median_s),
+                    value=t_dec.median_s, ratio=ratio(t_ref, t_dec.median_s),
                     compile_s=t_dec.compile_s, times_s=t_dec.times_s, repeats=repeats,
                     target_ratio=10.0,
                     notes=f"target >= 10x; {updates / t_dec.median_s:.3g} seed-updates/s "

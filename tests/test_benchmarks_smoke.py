@@ -10,9 +10,17 @@ import jax
 import numpy as np
 import pytest
 
-from benchmarks import BenchResult, format_markdown, format_table, jax_config, write_results
+from benchmarks import (
+    BenchResult,
+    bench_consensus_plain,
+    consensus_workload,
+    format_markdown,
+    format_table,
+    jax_config,
+    registry,
+    write_results,
+)
 from benchmarks import __main__ as cli
-from benchmarks import bench_foundation as bf
 from decentral.graphs import erdos_renyi, row_stochastic
 from decentral.results import provenance
 
@@ -23,21 +31,21 @@ EXPECTED_KEYS = {
     "name", "variant", "dtype", "size", "metric", "value", "reference", "reference_value",
     "ratio", "compile_s", "reference_compile_s", "times_s", "reference_times_s", "repeats",
     "max_abs_diff", "agree", "tolerance", "prng_impl", "enable_x64", "notes", "extra",
-    "target_ratio",
+    "target_ratio", "reference_label",
 }
 
 
 @pytest.fixture(scope="module")
 def tiny_rows():
     before = (bool(jax.config.jax_enable_x64), str(jax.config.jax_default_prng_impl))
-    rows = bf.run_benchmarks("tiny")
+    rows = registry.run_benchmarks("tiny")
     after = (bool(jax.config.jax_enable_x64), str(jax.config.jax_default_prng_impl))
     return rows, before, after
 
 
 def test_every_benchmark_ran_with_expected_keys(tiny_rows):
     rows, _, _ = tiny_rows
-    assert {r.name for r in rows} == set(bf.BENCHMARKS)
+    assert {r.name for r in rows} == set(registry.BENCHMARKS)
     for r in rows:
         assert isinstance(r, BenchResult)
         d = r.to_dict()
@@ -98,7 +106,7 @@ def test_numpy_reference_is_the_matrix_product():
     rng = np.random.default_rng(0)
     Ws = np.stack([row_stochastic(erdos_renyi(5, 0.5, kind="strong", seed=k)) for k in range(3)])
     x0 = rng.standard_normal((2, 5))
-    final, records = bf.numpy_consensus(Ws, x0, 7, record_every=7)
+    final, records = consensus_workload.numpy_consensus(Ws, x0, 7, record_every=7)
     prod = np.eye(5)
     for t in range(7):
         prod = Ws[t % 3] @ prod
@@ -108,14 +116,14 @@ def test_numpy_reference_is_the_matrix_product():
 
 def test_agreement_check_fails_on_a_wrong_reference(monkeypatch):
     # negative control: a reference with transposed W (the wrong orientation) must be caught
-    original = bf.numpy_consensus
+    original = consensus_workload.numpy_consensus
 
     def transposed(weights, x0, num_steps, record_every):
         return original(np.swapaxes(weights, 1, 2).copy(), x0, num_steps, record_every)
 
-    monkeypatch.setattr(bf, "numpy_consensus", transposed)
-    (row,) = bf.bench_consensus(S=3, N=6, T=20, record_every=10, dtypes=("float64",),
-                                repeats=1)
+    monkeypatch.setattr(bench_consensus_plain, "numpy_consensus", transposed)
+    (row,) = bench_consensus_plain.bench_consensus(S=3, N=6, T=20, record_every=10,
+                                                   dtypes=("float64",), repeats=1)
     assert row.agree is False and row.max_abs_diff > row.tolerance
 
 
@@ -146,6 +154,35 @@ def test_writers(tiny_rows, tmp_path):
                                                          r.ratio is not None), line
     assert sum(r.target_ratio is not None for r in rows) >= 10
     assert format_markdown(rows, prov).startswith("# decentral benchmarks")
+
+
+def test_every_reference_is_described_in_words(tiny_rows, tmp_path):
+    # each row names its reference in a few words: a column of results.md, a field of
+    # results.json and a column of the console table (cut to fit, never empty)
+    rows, _, _ = tiny_rows
+    for r in rows:
+        assert r.reference_label and len(r.reference_label) <= 20, (r.name, r.reference_label)
+        assert r.reference_label != r.reference
+    write_results(rows, tmp_path, provenance(), config={"size": "tiny"})
+    doc = json.loads((tmp_path / "results.json").read_text())
+    assert [d["reference_label"] for d in doc["results"]] == [r.reference_label for r in rows]
+    md = (tmp_path / "results.md").read_text()
+    assert "| name | variant | against |" in md
+    assert all(f"| {r.reference_label} |" in md for r in rows)
+    table = format_table(rows).splitlines()
+    assert table[0].split()[:3] == ["benchmark", "variant", "against"]
+    for line, r in zip(table[2:], rows, strict=True):
+        assert r.reference_label[:10] in line, line
+
+
+def test_table_stays_within_width_with_long_cells():
+    # a variant and a reference label far too long for the table are cut, not wrapped
+    row = BenchResult(name="x" * 40, variant="v" * 200, dtype="float32", size={},
+                      metric="time_s", value=1.0, reference="r", reference_value=2.0,
+                      ratio=2.0, target_ratio=1.5, agree=True, reference_label="l" * 80)
+    lines = format_table([row]).splitlines()
+    assert max(len(line) for line in lines) <= 120
+    assert lines[2].rstrip().endswith("met  ok") and "~" in lines[2]
 
 
 def test_cli(tmp_path, capsys):
