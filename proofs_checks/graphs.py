@@ -30,8 +30,7 @@ from decentral.plotting import plot_curves, plt
 from decentral.runner import run, seed_keys
 from decentral.verify import CheckContext, Kind, Outcome, Verdict
 from decentral.verify.stats import geometric_rate
-
-from .registry import claim
+from proofs_checks.registry import claim
 
 LEBLANC = "LeBlanc, Zhang, Koutsoukos, Sundaram, IEEE JSAC 31(4) 2013"
 LGL = "Lin, Gupta, Liu, Finite-Time Error Bounds for Distributed Linear SA"

@@ -20,17 +20,13 @@ from decentral.push_sum import exact_moments, push_sum_sa, push_weights_sequence
 from decentral.runner import log_spaced_steps, run
 from decentral.schedules import harmonic, step_size
 from decentral.verify import CheckContext, Kind, Outcome, Verdict
-
-from .consensus_sa import (
-    LGL,
-    RATE_DESCRIPTIONS,
-    check_rate,
+from proofs_checks.consensus_sa.claims import LGL, RATE_DESCRIPTIONS, check_rate, judge_limit
+from proofs_checks.consensus_sa.setups import (
     common_problem,
-    judge_limit,
     random_linear_problem,
     random_row_stack,
 )
-from .registry import claim
+from proofs_checks.registry import claim
 
 DOCS = "docs/consensus_sa.md"
 
@@ -233,9 +229,9 @@ def _push_gap(state):
 
 def check_push_rate(problem, seq, alpha0, t0, num_steps, seeds=None) -> Outcome:
     """Judge Theorem 5's shape on the exact expected unweighted error of push-SA
-    (:func:`~proofs_checks.consensus_sa.check_rate`), and that ||<theta>_t - <theta~>_t|| -> 0
-    (Monte Carlo: its seed mean at T below a tenth of its value at T/100; reported when
-    ``seeds`` is None: not judged)."""
+    (:func:`~proofs_checks.consensus_sa.claims.check_rate`), and that
+    ||<theta>_t - <theta~>_t|| -> 0 (Monte Carlo: its seed mean at T below a tenth of its
+    value at T/100; reported when ``seeds`` is None: not judged)."""
     unif = np.full(problem.num_agents, 1 / problem.num_agents)
     target = limit(problem, unif)
     rec = log_spaced_steps(num_steps, 60)

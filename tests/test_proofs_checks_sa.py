@@ -17,8 +17,8 @@ from decentral.consensus_sa.problem import LinearSAProblem
 from decentral.runner import run
 from decentral.schedules import harmonic, step_size
 from decentral.verify import CheckContext, Verdict
-from proofs_checks import consensus_sa as cs
 from proofs_checks import push_sum as ps
+from proofs_checks.consensus_sa import claims as cs
 
 pytestmark = pytest.mark.usefixtures("x64_module")
 

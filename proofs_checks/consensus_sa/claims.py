@@ -29,9 +29,7 @@ from decentral.consensus_sa import (
     error_parts,
     exact_moments,
     limit,
-    random_mrp,
     sa_params,
-    td0_problem,
     weighted_error_from_moments,
     window_diameter,
 )
@@ -41,50 +39,20 @@ from decentral.runner import log_spaced_steps, run
 from decentral.schedules import constant, harmonic, step_size
 from decentral.verify import CheckContext, Kind, Outcome, Verdict, combine_verdicts
 from decentral.verify.stats import clt_ci, geometric_rate, loglog_slope
-
-from .graphs import ring_with_chord
-from .registry import claim
+from proofs_checks.consensus_sa.setups import (
+    chord_weights,
+    common_problem,
+    consensus_trial_stack,
+    other_chord_weights,
+    random_linear_problem,
+    random_row_stack,
+    run_epochs,
+)
+from proofs_checks.graphs import ring_with_chord
+from proofs_checks.registry import claim
 
 LGL = "Lin, Gupta, Liu, Finite-Time Error Bounds for Distributed Linear SA"
 DOCS = "docs/consensus_sa.md"
-
-
-# ---------------------------------------------------------------------------------------------
-# shared setups
-# ---------------------------------------------------------------------------------------------
-
-def common_problem(seed: int = 3) -> LinearSAProblem:
-    """Distributed TD(0): random MRP (8 states, 3 features, 6 agents), discount 0.8."""
-    return td0_problem(*random_mrp(seed, num_states=8, num_features=3, num_agents=6), 0.8)
-
-
-def chord_weights() -> np.ndarray:
-    """Row-normalised directed 6-ring with chord 3 -> 0 (pi = (3,4,4,4,2,2)/19)."""
-    return g.row_stochastic(ring_with_chord())
-
-
-def other_chord_weights() -> np.ndarray:
-    """Row-normalised 6-ring with the chord 0 -> 3 instead: another Perron vector."""
-    return g.row_stochastic(g.add_self_loops(g.ring(6) | g.from_edges(6, [(0, 3)])))
-
-
-def random_linear_problem(rng: np.random.Generator, *, num_states=4, num_agents=5, dim=3,
-                          scale=0.3) -> LinearSAProblem:
-    """Random tables A(x) ~ scale N(0, 1), b(x) ~ N(0, 1) on a random chain (identities only:
-    A need not be Hurwitz)."""
-    P = rng.dirichlet(np.ones(num_states), size=num_states)
-    A = scale * rng.standard_normal((num_states, dim, dim))
-    b = rng.standard_normal((num_states, num_agents, dim))
-    return LinearSAProblem(P, A, b)
-
-
-def random_row_stack(rng: np.random.Generator, n: int, steps: int, p: float = 0.4,
-                     kind: str = "row") -> np.ndarray:
-    """``[steps, n, n]`` weights of independent random digraphs (self-loops, each row/column
-    rule), not doubly stochastic."""
-    adj = (rng.random((steps, n, n)) < p) | np.eye(n, dtype=bool)[None]
-    rule = g.row_stochastic if kind == "row" else g.column_stochastic
-    return np.stack([rule(a) for a in adj])
 
 
 def _theta_x(state):
@@ -232,18 +200,6 @@ def _absolute_probability(ctx: CheckContext) -> Outcome:
 # ---------------------------------------------------------------------------------------------
 # 4. the comparison function V_pi at alpha = 0
 # ---------------------------------------------------------------------------------------------
-
-def consensus_trial_stack(rng: np.random.Generator, n: int, window: int, steps: int,
-                          extra: float = 0.15) -> np.ndarray:
-    """Row-stochastic ``[steps, n, n]`` whose every ``window`` consecutive graphs contain the
-    directed ring (its edges spread over the window) plus random extra edges."""
-    ring_edges = [(i, (i + 1) % n) for i in range(n)]
-    out = []
-    for t in range(steps):
-        part = [e for k, e in enumerate(ring_edges) if k % window == t % window]
-        adj = g.add_self_loops(g.from_edges(n, part) | (rng.random((n, n)) < extra))
-        out.append(g.row_stochastic(adj))
-    return np.stack(out)
 
 
 def check_comparison_function(stacks, window: int, num_steps: int, x0, *, pis=None,
@@ -442,28 +398,6 @@ def _limit_point(ctx: CheckContext) -> Outcome:
 # ---------------------------------------------------------------------------------------------
 # 6 / 7. consensus without A6, and non-convergence (Theorem 1, Remark 3)
 # ---------------------------------------------------------------------------------------------
-
-def epoch_stack(Wa: np.ndarray, Wb: np.ndarray, num_steps: int) -> np.ndarray:
-    """W_t = Wa on epochs [2^k, 2^{k+1}) with k even (and t = 0), Wb with k odd."""
-    t = np.arange(num_steps)
-    k = np.floor(np.log2(np.maximum(t, 1))).astype(int)
-    return np.where((k % 2 == 0)[:, None, None], Wa[None], Wb[None])
-
-
-def _avg_dev(state):
-    th = state.theta
-    avg = th.mean(axis=0)
-    return {"avg": avg, "max_dev": ((th - avg) ** 2).sum(-1).max() ** 0.5}
-
-
-def run_epochs(problem, Wa, Wb, num_steps, seeds, alpha0=5.0, t0=51.0):
-    """Consensus SA on :func:`epoch_stack`, recorded at the epoch ends 1, 2, 4, ..., T."""
-    seq = g.explicit(epoch_stack(Wa, Wb, num_steps))
-    at = 2 ** np.arange(int(math.log2(num_steps)) + 1)
-    res = run(consensus_sa(problem, seq), sa_params(harmonic(alpha0, t0)), list(seeds),
-              num_steps, record_at=at, record_fn=_avg_dev, progress=False)
-    return at, np.asarray(res.records["avg"], np.float64), np.asarray(res.records["max_dev"],
-                                                                       np.float64)
 
 
 def check_consensus_without_a6(at, max_dev, separation: float) -> Outcome:
