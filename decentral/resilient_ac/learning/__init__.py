@@ -3,8 +3,10 @@ Lin, Liu, Gupta, "Resilient Consensus-based Multi-agent Reinforcement Learning w
 Approximation", arXiv:2111.06776): MLP actors and critics, trained in batches of episodes.
 
 * :mod:`.gridworld` — the cooperative-navigation grid world (``code_version="v1" | "v2"``);
-* :mod:`.mlp` — the networks and the per-update rules (local fits, consensus epochs,
-  actors), the learning adversaries and the authors' code variants;
+* :mod:`.networks` — the actor, critic and team-reward MLPs of every agent;
+* :mod:`.variants` — agent types, the authors' code variants and per-update protocols;
+* :mod:`.mlp` — the per-update rules (local fits, consensus epochs, the learning adversaries,
+  actors);
 * :mod:`.topology` — the communication graph as in-node tables (:func:`resolve_graph`);
 * :mod:`.algorithm` — one update as a runner ``Algorithm`` (:func:`learner`);
 * :mod:`.experiments` — grids of runs (:func:`run_runs`, :func:`run_grid`,
@@ -73,7 +75,7 @@ revision label (``Algorithm.version``); result configurations keep the key ``"ve
 
 """
 
-from . import algorithm, experiments, gridworld, mlp, topology
+from . import algorithm, experiments, gridworld, mlp, networks, topology, variants
 from .algorithm import (
     ADVERSARY,
     HYPERPARAMS,
@@ -115,7 +117,7 @@ from .mlp import LearningProtocol, Variant, get_protocol, get_variant, learning_
 from .topology import K5_IN_NODES, PAPER_IN_NODES, resolve_graph
 
 __all__ = [
-    "algorithm", "experiments", "gridworld", "mlp", "topology",
+    "algorithm", "experiments", "gridworld", "mlp", "networks", "topology", "variants",
     "GridParams", "GridState", "GridWorld", "Trajectory", "grid_params", "grid_world",
     "paper_targets", "random_targets", "rollout", "uniform_policy",
     "LearningProtocol", "Variant", "get_protocol", "get_variant", "learning_adversaries",

@@ -1,12 +1,10 @@
-"""Networks and per-update learner rules of the MLP experiments of resilient projection-based
-consensus actor-critic (RPBCAC; Figura, Lin, Liu, Gupta, "Resilient Consensus-based
-Multi-agent Reinforcement Learning with Function Approximation", arXiv:2111.06776).
-
-Every agent owns three small networks (:class:`MLP`): an actor (observation -> softmax over
-the actions), a critic ``V(s)`` (observation -> scalar) and a team-reward model ``TR(s, a)``
-(team-reward input -> scalar). All have two hidden layers with LeakyReLU(0.1), Glorot-uniform
-kernels and zero biases (Keras defaults); width 30 in the v1 protocol and 20 in v2. Parameters
-of all agents are stacked along a leading agent axis ``[A, ...]`` (:class:`Nets`).
+"""The per-update rules of the grid-world learners of resilient projection-based consensus
+actor-critic (RPBCAC; Figura, Lin, Liu, Gupta, "Resilient Consensus-based Multi-agent
+Reinforcement Learning with Function Approximation", arXiv:2111.06776): aggregation, local fits,
+the cooperative consensus step, one consensus epoch of all agents (adversaries included) and the
+actors' step. The networks are in :mod:`decentral.resilient_ac.learning.networks`, the agent
+types, variants and protocols in :mod:`decentral.resilient_ac.learning.variants`; their names
+are re-exported here.
 
 **The resilient step, batch form.** The last hidden layer is the feature map ``phi(s)`` (critic)
 or ``f(s, a)`` (team reward) and the output layer ``w = [kernel; bias]`` is the linear
@@ -87,17 +85,10 @@ agent axes are vmapped inside. The episode loop and the training driver are in
 :mod:`~decentral.resilient_ac.learning.experiments`; the derivations in the docs page on the
 learning experiments.
 
-Example:
-    >>> import jax, jax.numpy as jnp
-    >>> p = init_mlp(jax.random.key(0), 10, 4, 1)
-    >>> p.w1.shape, p.w3.shape, features(p, jnp.zeros((3, 10))).shape
-    ((10, 4), (4, 1), (3, 4))
 """
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import jax
@@ -108,9 +99,40 @@ import optax
 from decentral._checks import check_indices
 from decentral.graphs import NeighborTable
 
-from ..aggregators import AGGREGATOR_ALIASES, AGGREGATORS, get_aggregator
+from ..aggregators import get_aggregator
 from ..attackers import Attacker, replace_byzantine_messages
 from ..projection import weighted_output_step
+from .networks import (
+    KERAS_ADAM_EPS,
+    LEAKY_SLOPE,
+    MLP,
+    Batch,
+    Nets,
+    apply,
+    features,
+    glorot_uniform,
+    hidden_layers,
+    init_mlp,
+    init_nets,
+    output_layer,
+    value,
+    with_hidden_layers,
+    with_output_layer,
+)
+from .variants import (
+    AGENT_TYPES,
+    COOPERATIVE,
+    FAULTY,
+    GREEDY,
+    MALICIOUS,
+    PROTOCOLS,
+    VARIANTS,
+    LearningProtocol,
+    Protocol,
+    Variant,
+    get_protocol,
+    get_variant,
+)
 
 __all__ = [
     "LEAKY_SLOPE", "KERAS_ADAM_EPS", "COOPERATIVE", "GREEDY", "FAULTY", "MALICIOUS",
@@ -123,316 +145,6 @@ __all__ = [
     "MLPAttackContext", "learning_adversaries", "consensus_epoch",
     "actor_deltas", "actor_loss", "mlp_actor_step", "actor_step", "adam_init",
 ]
-
-LEAKY_SLOPE = 0.1
-"""Negative slope of the LeakyReLU hidden activations."""
-
-KERAS_ADAM_EPS = 1e-7
-"""Adam's epsilon (the Keras default used by the authors' code)."""
-
-COOPERATIVE, GREEDY, FAULTY, MALICIOUS = 0, 1, 2, 3
-#: Agent type codes by name (the values of the ``agent_type`` arrays).
-AGENT_TYPES: dict[str, int] = {"cooperative": COOPERATIVE, "greedy": GREEDY,
-                               "faulty": FAULTY, "malicious": MALICIOUS}
-
-_TRIM_LAYOUTS = ("flatten_v1", "per_sample")
-#: Every aggregator name a :class:`Variant` accepts: the family's one registry
-#: (:data:`~decentral.resilient_ac.AGGREGATORS`) and its aliases (``"trimmed"``, ``"clipped"``).
-_AGGREGATOR_NAMES = (*AGGREGATORS, *AGGREGATOR_ALIASES)
-_PROJ_NORMS = ("batch_frobenius", "per_sample")
-_COLLISIONS = ("as_coded", "fixed")
-
-
-# ------------------------------------------------------------------------------------------
-# variants and protocols (static configuration)
-# ------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Variant:
-    """A bundle of flags (module docstring); frozen and hashable (a static jit argument).
-
-    Attributes:
-        name: the label in tables and figures.
-        trim_layout: ``"per_sample"`` (W-MSR per sample along the in-node axis) or
-            ``"flatten_v1"`` (the ``[K, B]`` errors raveled into one vector, one scalar out;
-            W-MSR only).
-        aggregator: the rule on predictions / errors, a name of the family's one registry
-            :data:`~decentral.resilient_ac.AGGREGATORS` (``"wmsr"``, ``"trimmed_mean"``,
-            ``"clipped_mean"``, ``"mean"``) or an alias of
-            :data:`~decentral.resilient_ac.AGGREGATOR_ALIASES` (``"trimmed"``, ``"clipped"``,
-            the short names the labelled variants use).
-        hidden_aggregator: the element-wise rule on hidden-layer parameters (same names).
-        proj_norm: ``"per_sample"`` (``||phi'_b||^2 + 1`` of the new features, messages'
-            output layers on the own new hidden layers) or ``"batch_frobenius"`` (the v1
-            code's whole-network predictions and whole-batch Frobenius norm, team reward
-            with ``lr`` instead of ``2 lr``).
-        collision: the v2 grid world's occupancy rule, ``"fixed"`` or ``"as_coded"`` (v1's
-            dynamics are the same under both).
-    """
-
-    name: str = "custom"
-    trim_layout: str = "per_sample"
-    aggregator: str = "wmsr"
-    hidden_aggregator: str = "wmsr"
-    proj_norm: str = "per_sample"
-    collision: str = "fixed"
-
-    def __post_init__(self):
-        for field, value, allowed in (("trim_layout", self.trim_layout, _TRIM_LAYOUTS),
-                                      ("aggregator", self.aggregator, _AGGREGATOR_NAMES),
-                                      ("hidden_aggregator", self.hidden_aggregator,
-                                       _AGGREGATOR_NAMES),
-                                      ("proj_norm", self.proj_norm, _PROJ_NORMS),
-                                      ("collision", self.collision, _COLLISIONS)):
-            if value not in allowed:
-                raise ValueError(f"Variant.{field} = {value!r} is unknown; use one of "
-                                 f"{', '.join(repr(a) for a in allowed)}.")
-        if self.trim_layout == "flatten_v1" and self.aggregator not in ("wmsr", "mean"):
-            raise ValueError("trim_layout='flatten_v1' (the v1 code's raveled errors) is only "
-                             f"defined with aggregator 'wmsr' or 'mean'; got "
-                             f"{self.aggregator!r}.")
-
-
-#: The labelled variants (module docstring).
-VARIANTS: dict[str, Variant] = {
-    "v1-faithful": Variant("v1-faithful", "flatten_v1", "wmsr", "trimmed", "batch_frobenius",
-                           "fixed"),
-    "v1-corrected": Variant("v1-corrected", "per_sample", "wmsr", "wmsr", "per_sample",
-                            "fixed"),
-    "v2-faithful": Variant("v2-faithful", "per_sample", "clipped", "clipped", "per_sample",
-                           "as_coded"),
-    "v2-corrected": Variant("v2-corrected", "per_sample", "wmsr", "wmsr", "per_sample",
-                            "fixed"),
-}
-
-
-def get_variant(version: str, variant: str | Variant) -> Variant:
-    """The :class:`Variant` for ``version`` (``"v1"``/``"v2"``) and ``variant``
-    (``"faithful"``, ``"corrected"``, a full label, or a :class:`Variant`)."""
-    if isinstance(variant, Variant):
-        return variant
-    if not isinstance(variant, str):
-        raise ValueError(f"variant must be a str or a Variant; got {type(variant).__name__}.")
-    label = variant if variant in VARIANTS else f"{version}-{variant}"
-    if label not in VARIANTS:
-        raise ValueError(f"unknown variant {variant!r} for version {version!r}; use "
-                         "'faithful' or 'corrected' (or one of "
-                         f"{', '.join(sorted(VARIANTS))}, or a Variant).")
-    return VARIANTS[label]
-
-
-@dataclass(frozen=True)
-class LearningProtocol:
-    """The per-update schedule of one code version (as in the authors' code; arXiv:2111.06776).
-
-    One *update* (one runner step of :func:`~decentral.resilient_ac.learning.learner`):
-    collect ``episodes_per_update`` episodes with the current policies; then ``epochs``
-    consensus epochs on the batch (v2: the replay buffer of the last ``buffer_collections``
-    collections); then one actor step per agent.
-
-    Formerly ``Protocol`` (still exported under that name); renamed so it no longer shadows
-    :class:`typing.Protocol`.
-
-    Attributes:
-        version: the code version, ``"v1"`` or ``"v2"`` (also readable as
-            :attr:`code_version`; not :attr:`decentral.runner.Algorithm.version`).
-        width: hidden units per layer (30 / 20).
-        episodes_per_update: ``n_ep_fixed`` (100 / 50).
-        epochs: consensus epochs per update (20 / 10).
-        message_steps: full-batch SGD steps of a cooperative agent's local fit (1 / 5: v2's
-            ``fit`` of 5 epochs on the full batch).
-        adversary_epochs, adversary_batch: the greedy / malicious fit per consensus epoch:
-            v1 one full-batch step (``adversary_batch = 0``), v2 ``fit`` of 10 epochs with
-            minibatches of 32.
-        adversary_actor_batch: minibatch of the adversaries' actor epoch (0: one full-batch
-            step, v1; 200 in v2, one epoch over the fresh transitions).
-        buffer_collections: collections kept in the replay buffer (1: none, v1; 2: the last
-            2000 transitions of v2).
-        shared_templates: all critics (and the malicious private critic) start from one
-            template and all team-reward networks from another (v1 code).
-    """
-
-    version: str
-    width: int
-    episodes_per_update: int
-    epochs: int
-    message_steps: int
-    adversary_epochs: int
-    adversary_batch: int
-    adversary_actor_batch: int
-    buffer_collections: int
-    shared_templates: bool
-
-    @property
-    def code_version(self) -> str:
-        """The authors' code version this protocol follows (``"v1"`` / ``"v2"``)."""
-        return self.version
-
-
-#: The older name of :class:`LearningProtocol` (kept for user code; it shadowed
-#: :class:`typing.Protocol` in ``from ... import *``).
-Protocol = LearningProtocol
-
-#: The two protocols of the authors' code (v1: commit 61b07cf; v2: commit f10f863).
-PROTOCOLS: dict[str, LearningProtocol] = {
-    "v1": LearningProtocol("v1", 30, 100, 20, 1, 1, 0, 0, 1, True),
-    "v2": LearningProtocol("v2", 20, 50, 10, 5, 10, 32, 200, 2, False),
-}
-
-
-def get_protocol(code_version: str | LearningProtocol) -> LearningProtocol:
-    """The :class:`LearningProtocol` of code version ``"v1"`` or ``"v2"`` (or a protocol
-    itself)."""
-    if isinstance(code_version, LearningProtocol):
-        return code_version
-    if code_version not in PROTOCOLS:
-        raise ValueError(f"unknown version {code_version!r}; use 'v1' (6x6 grid, arXiv v1 "
-                         "code) or 'v2' (5x5 grid, the later code).")
-    return PROTOCOLS[code_version]
-
-
-# ------------------------------------------------------------------------------------------
-# networks
-# ------------------------------------------------------------------------------------------
-
-
-class MLP(NamedTuple):
-    """A two-hidden-layer perceptron (kernels ``[in, out]``; leading axes allowed for stacks).
-
-    Attributes:
-        w1, b1: first hidden layer ``[in, width]``, ``[width]``.
-        w2, b2: second hidden layer ``[width, width]``, ``[width]``.
-        w3, b3: output layer ``[width, out]``, ``[out]``.
-    """
-
-    w1: jax.Array
-    b1: jax.Array
-    w2: jax.Array
-    b2: jax.Array
-    w3: jax.Array
-    b3: jax.Array
-
-
-class Nets(NamedTuple):
-    """All agents' networks, each field an :class:`MLP` stacked over agents ``[A, ...]``.
-
-    Attributes:
-        actor: observation -> logits over the actions (softmax policy).
-        critic: the critic each agent keeps (cooperative: the consensus critic; greedy: its
-            own; faulty: the fixed initial one; malicious: the compromised transmitted one).
-        team_reward: the team-reward model (same roles as ``critic``).
-        private_critic: the malicious agent's own critic for its actor (others: unused).
-    """
-
-    actor: MLP
-    critic: MLP
-    team_reward: MLP
-    private_critic: MLP
-
-
-class Batch(NamedTuple):
-    """Transitions ``[B, ...]`` of one collection (flattened over episodes and steps).
-
-    Attributes:
-        obs: ``[B, obs_dim]`` observations s.
-        next_obs: ``[B, obs_dim]`` next observations s'.
-        actions: int32 ``[B, A]`` joint actions.
-        rewards: ``[B, A]`` (scaled) private rewards.
-        tr_input: ``[B, tr_input_dim]`` team-reward inputs of (s, a).
-    """
-
-    obs: jax.Array
-    next_obs: jax.Array
-    actions: jax.Array
-    rewards: jax.Array
-    tr_input: jax.Array
-
-
-def glorot_uniform(key, fan_in: int, fan_out: int, dtype=None) -> jax.Array:
-    """Glorot (Xavier) uniform ``[fan_in, fan_out]``: ``U(-l, l)``, ``l = sqrt(6 / (fan_in +
-    fan_out))`` (the Keras kernel default)."""
-    dtype = dtype or jnp.result_type(float)
-    limit = math.sqrt(6.0 / (fan_in + fan_out))
-    return jax.random.uniform(key, (fan_in, fan_out), dtype, -limit, limit)
-
-
-def init_mlp(key, in_dim: int, width: int, out_dim: int, dtype=None) -> MLP:
-    """Glorot-uniform kernels, zero biases (Keras defaults)."""
-    dtype = dtype or jnp.result_type(float)
-    k1, k2, k3 = jax.random.split(key, 3)
-    return MLP(glorot_uniform(k1, in_dim, width, dtype), jnp.zeros((width,), dtype),
-               glorot_uniform(k2, width, width, dtype), jnp.zeros((width,), dtype),
-               glorot_uniform(k3, width, out_dim, dtype), jnp.zeros((out_dim,), dtype))
-
-
-def _leaky(x):
-    return jnp.where(x >= 0, x, LEAKY_SLOPE * x)
-
-
-def features(p: MLP, x) -> jax.Array:
-    """The last hidden layer ``phi(x)`` ``[..., width]``."""
-    h = _leaky(jnp.asarray(x) @ p.w1 + p.b1)
-    return _leaky(h @ p.w2 + p.b2)
-
-
-def apply(p: MLP, x) -> jax.Array:
-    """The network output ``[..., out]`` (logits for an actor)."""
-    return features(p, x) @ p.w3 + p.b3
-
-
-def value(p: MLP, x) -> jax.Array:
-    """The scalar output ``[...]`` of a critic or team-reward network."""
-    return apply(p, x)[..., 0]
-
-
-def output_layer(p: MLP) -> jax.Array:
-    """The scalar output layer as one vector ``[kernel; bias]`` ``[width + 1]``."""
-    return jnp.concatenate([p.w3[..., 0], p.b3], axis=-1)
-
-
-def with_output_layer(p: MLP, w) -> MLP:
-    """``p`` with its scalar output layer replaced by ``w = [kernel; bias]``."""
-    return p._replace(w3=w[..., :-1, None], b3=w[..., -1:])
-
-
-def hidden_layers(p: MLP) -> tuple:
-    """``(w1, b1, w2, b2)``."""
-    return (p.w1, p.b1, p.w2, p.b2)
-
-
-def with_hidden_layers(p: MLP, hidden) -> MLP:
-    """``p`` with ``(w1, b1, w2, b2)`` replaced."""
-    w1, b1, w2, b2 = hidden
-    return p._replace(w1=w1, b1=b1, w2=w2, b2=b2)
-
-
-def init_nets(key, num_agents: int, obs_dim: int, tr_dim: int, num_actions: int, width: int,
-              shared_templates: bool, dtype=None) -> Nets:
-    """Fresh networks of all agents.
-
-    Actors are drawn independently per agent. With ``shared_templates`` (v1 code) every
-    agent's critic and private critic are copies of one template and every team-reward
-    network a copy of another; otherwise each is drawn independently.
-    """
-    ka, kc, kt, kp = jax.random.split(key, 4)
-    A = num_agents
-    actor = jax.vmap(lambda k: init_mlp(k, obs_dim, width, num_actions, dtype))(
-        jax.random.split(ka, A))
-    if shared_templates:
-        def tile(p):
-            return jax.tree_util.tree_map(lambda v: jnp.broadcast_to(v, (A,) + v.shape), p)
-        critic = tile(init_mlp(kc, obs_dim, width, 1, dtype))
-        tr = tile(init_mlp(kt, tr_dim, width, 1, dtype))
-        private = critic
-    else:
-        critic = jax.vmap(lambda k: init_mlp(k, obs_dim, width, 1, dtype))(
-            jax.random.split(kc, A))
-        tr = jax.vmap(lambda k: init_mlp(k, tr_dim, width, 1, dtype))(jax.random.split(kt, A))
-        private = jax.vmap(lambda k: init_mlp(k, obs_dim, width, 1, dtype))(
-            jax.random.split(kp, A))
-    return Nets(actor, critic, tr, private)
-
 
 # ------------------------------------------------------------------------------------------
 # aggregation
