@@ -1,7 +1,7 @@
 """The figure registry: ``@figure(...)`` registers a figure, :func:`discover` imports every module
 (the mechanism, shared with the claim registry, is :mod:`decentral.registry`).
 
-A paper's module (``figures/graphs.py``, later ``figures/bandits.py``, ...) declares its figures
+A family's module or package (``figures/graphs.py``, ``figures/bandits/``, ...) declares its figures
 with the decorator; ``python -m figures`` discovers and draws them. A figure function takes a
 :class:`FigureContext` (the size to compute at, the seed offset) and returns a
 :class:`FigureOutput`: the matplotlib figure and the arrays and parameters it was drawn from.

@@ -1,9 +1,9 @@
 """The claim registry: ``@claim(...)`` registers a check, :func:`discover` imports every module
 (the mechanism, shared with the figure registry, is :mod:`decentral.registry`).
 
-A family module (``proofs_checks/graphs.py``, ``proofs_checks/bandits.py``, ...) declares its
-claims with the decorator; ``python -m proofs_checks`` discovers and runs them. This module owns
-the harness's conventions: the claim families (:data:`FAMILIES`), the claim-id rule
+A family's module or package (``proofs_checks/graphs.py``, ``proofs_checks/bandits/``, ...)
+declares its claims with the decorator; ``python -m proofs_checks`` discovers and runs them.
+This module owns the harness's conventions: the claim families (:data:`FAMILIES`), the claim-id rule
 (:func:`validate_claim_id`: ``"<family>.<name>"``) and the default output folder
 (:data:`DEFAULT_OUT_DIR`).
 

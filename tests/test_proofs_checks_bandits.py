@@ -45,7 +45,7 @@ def test_reduction_judge():
 
 def test_invariants_judge_on_a_tiny_run_and_planted_violations():
     pol = dec_ucb(pb.undirected_graph(), theorem=2)
-    st, _ = pb._states(pol, bernoulli([0.7, 0.4, 0.3]), [0], 60)
+    st, _ = pb.recorded_states(pol, bernoulli([0.7, 0.4, 0.3]), [0], 60)
     W = np.asarray(pol.graphs.at(0))
     d = g.diameter(pb.undirected_graph())
     args = (np.asarray(st.counts), np.asarray(st.means), np.asarray(st.max_counts),
@@ -60,7 +60,7 @@ def test_invariants_judge_on_a_tiny_run_and_planted_violations():
     # flocking weights on a directed graph: judged with the wrong pi (transposed W) it fails
     strong = pb.strongly_graph()
     pol = dec_ucb(strong, theorem=1)
-    st, _ = pb._states(pol, bernoulli([0.7, 0.4, 0.3]), [0], 60)
+    st, _ = pb.recorded_states(pol, bernoulli([0.7, 0.4, 0.3]), [0], 60)
     W = np.asarray(pol.graphs.at(0))
     args = (st.counts, st.means, st.max_counts, st.z)
     assert pb.check_invariants(W, g.diameter(strong), *args).verdict == Verdict.PASS
@@ -132,7 +132,7 @@ def test_correlated_judge():
 def test_paired_interval_reports_both_intervals():
     iv = pb.paired_interval(RNG.normal(-5, 1, 100), 100.0)
     assert iv["ci"][1] < 0 and iv["bernstein_ci"][0] < iv["ci"][0]
-    assert pb._decide_less(iv) == Verdict.PASS
+    assert pb.decide_less(iv) == Verdict.PASS
 
 
 def test_graph_ordering_judge():
@@ -192,3 +192,24 @@ def test_v4_graphs_are_the_first_connected_seeds():
                                                                                    seed=s)))
     G = nx.fast_gnp_random_graph(20, 0.5, seed=first)
     assert np.array_equal(graphs[0], nx.to_numpy_array(G, dtype=bool) | np.eye(20, dtype=bool))
+
+
+def test_setups_shared_by_the_claims_and_the_figures():
+    from proofs_checks.bandits import setups
+
+    # the package re-exports the setups: one object, whichever path imports it
+    assert pb.v4_graphs is setups.v4_graphs and pb.V4_MEANS is setups.V4_MEANS
+    arms, mu, choice = pb.v1_arms(6, 6, 7, copies=2)
+    np.testing.assert_array_equal(mu, pb.random_means(6, 7))
+    assert choice.shape == (6, 6) and set(np.unique(choice)) <= {0, 1, 2}
+    np.testing.assert_allclose(np.asarray(arms.means)[6:], np.asarray(arms.means)[:6])
+    _, fixed, _ = pb.v1_arms(6, 6, 7, means=pb.V1_FIXED_MEANS)
+    np.testing.assert_allclose(fixed, pb.V1_FIXED_MEANS)
+    # the K6 + C6 groups: three agents per (component, constant), as the per-agent beta says
+    _, beta = pb.small_graphs()
+    for group, members in pb.SMALL_GROUPS.items():
+        assert beta[members].tolist() == [float(group.split("=")[1])] * 3
+    np.testing.assert_allclose(np.asarray(pb.tac_arms("beta").means)[0], pb.V4_MEANS)
+    with pytest.raises(ValueError, match="rewards must be one of"):
+        pb.tac_arms("gaussian")
+    assert pb.er50_arms_seed(2, 10) == 10 + pb.V1_ARMS_SEED_OFFSET + 3
