@@ -3,7 +3,7 @@
 Usage::
 
     python -m figures [--only PATTERN ...] [--full | --size {tiny,quick,full}] [--out DIR]
-                      [--base-seed K] [--list] [--quiet]
+                      [--base-seed K] [--list] [--quiet] [--gallery [--docs DIR]]
 
 ``--only`` selects figures whose id contains the pattern (substring; repeat or comma-separate,
 any match). The default size is ``quick``; ``--full`` is paper scale; ``--size tiny`` is the test
@@ -13,6 +13,11 @@ was drawn from, its parameters and :func:`decentral.results.provenance`), and th
 ``figures/out`` under the working directory. The command exposes one CPU device per core
 (:func:`decentral.devices.use_all_cpu_cores`) before JAX starts, enables float64 in JAX for the
 run and uses matplotlib's Agg backend.
+
+``--gallery`` also regenerates the docs' figure gallery (:mod:`figures.gallery`): each figure
+drawn copies its PNG to ``docs/img/gallery/<id>.png`` and ``docs/gallery.md`` is rewritten from
+the registry (every registered figure). ``python -m figures --gallery --only bandits`` redraws
+one family's images. ``--docs DIR`` writes into another docs folder (tests).
 
 Exit status: 0 when every selected figure was written; 1 when a figure raised (the others are
 still drawn) or a figures module failed to import; 2 on a usage error, such as an ``--only``
@@ -32,7 +37,7 @@ import traceback  # noqa: E402
 from collections.abc import Mapping, Sequence  # noqa: E402
 from pathlib import Path  # noqa: E402
 
-from decentral._cli import verification_backends  # noqa: E402
+from decentral.cli import verification_backends  # noqa: E402
 from figures import registry as _registry  # noqa: E402
 from figures.registry import SIZES, Figure, FigureContext  # noqa: E402
 
@@ -59,6 +64,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="offset added to every figure's seeds (default 0)")
     p.add_argument("--list", action="store_true", help="list the selected figures and exit")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
+    p.add_argument("--gallery", action="store_true",
+                   help="also copy each PNG to docs/img/gallery/<id>.png and rewrite "
+                        "docs/gallery.md from the registry")
+    p.add_argument("--docs", type=Path, default=None, metavar="DIR",
+                   help="the docs folder --gallery writes into (default: the repository's "
+                        "docs/)")
     return p
 
 
@@ -136,6 +147,8 @@ def _main(args: argparse.Namespace, argv: list[str],
             print(f"ok ({done['seconds']:.1f} s)", file=sys.stderr, flush=True)
     total = time.perf_counter() - start
     _write_index(out_dir, entries, argv, size, total, module_errors, interrupted)
+    if args.gallery:
+        _write_gallery(args, pool, entries)
     for e in entries:
         where = e["files"][0] if e["status"] == "ok" else "-"
         print(f"{e['status']:<6} {e['id']:<40} {e['seconds']:6.1f} s  {where}")
@@ -145,6 +158,17 @@ def _main(args: argparse.Namespace, argv: list[str],
         print("interrupted", file=sys.stderr)
         return 130
     return 1 if (failed or module_errors) else 0
+
+
+def _write_gallery(args: argparse.Namespace, pool: Mapping[str, Figure], entries: list) -> None:
+    from figures import gallery
+
+    docs = gallery.DOCS if args.docs is None else Path(args.docs)
+    written = gallery.copy_images({e["id"]: e["files"][0] for e in entries
+                                   if e["status"] == "ok"}, docs)
+    page = gallery.write_page(pool, docs)
+    print(f"gallery: {len(written)} image(s) in {docs / gallery.IMAGES}; {page} lists "
+          f"{len(pool)} figures")
 
 
 def _write_index(out_dir: Path, entries: list, argv: list[str], size: str, total: float,

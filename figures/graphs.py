@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import matplotlib.pyplot as plt
 import numpy as np
 
 import decentral.graphs as g
@@ -78,19 +79,19 @@ def consensus_cases(num_steps: int, seed: int = 0) -> dict[str, dict[str, Any]]:
     return {
         "static": {
             "seq": g.static(W),
-            "label": "static: 6-ring + chord 3->0",
+            "label": r"static: 6-ring + chord $3 \to 0$",
             "description": "fixed row-normalised directed 6-ring with chord 3->0 (not doubly "
                            "stochastic); pi_0 = left Perron vector",
         },
         "periodic": {
             "seq": g.one_peer_exponential(6),
-            "label": "periodic: one-peer exponential, N=6",
+            "label": "periodic: one-peer exponential, $N = 6$",
             "description": "one-peer exponential graphs on 6 agents (period 3, doubly "
                            "stochastic); pi_0 = uniform",
         },
         "b_connected": {
             "seq": g.periodic(pair),
-            "label": "B-connected (B=2): alternating sub-graphs, prescribed pi",
+            "label": r"$B$-connected ($B = 2$): alternating sub-graphs, prescribed $\pi$",
             "description": "two weight-balanced sub-graphs alternating (3-cycles {0,1,2} and "
                            "{3,4,5}; 2-cycles 2<->3 and 5<->0), neither strongly connected, "
                            "W_t = I - c D_pi^-1 L_t with prescribed pi "
@@ -98,7 +99,7 @@ def consensus_cases(num_steps: int, seed: int = 0) -> dict[str, dict[str, Any]]:
         },
         "random_drops": {
             "seq": g.random_edge_drops(g.complete(10), 0.7, rule="row", key=seed + 11),
-            "label": "random edge drops: K_10, p=0.7",
+            "label": "random edge drops: $K_{10}$, $p = 0.7$",
             "description": "each edge of K_10 dropped with probability 0.7 per step, rows "
                            f"re-weighted; one realisation (key {seed + 11}) shared by the seeds; "
                            "pi_0 by backward recursion",
@@ -155,11 +156,12 @@ def draw_consensus_disagreement(data: dict[str, np.ndarray], parameters: dict[st
     """Draw the figure from :func:`consensus_disagreement_data`'s output; returns ``(fig, ax)``."""
     cases = parameters["cases"]
     curves = {cases[k]["label"]: np.maximum(data[f"{k}_error"], ROUNDOFF_FLOOR) for k in cases}
-    fig, ax = plot_curves(
-        data["t"], curves, logy=True, xlabel="t (updates)",
-        ylabel="max_i |x_i(t) - pi_0^T x(0)|",
-        title=f"plain consensus, {parameters['num_seeds']} seeds: mean, 10-90% band")
-    ax.legend(fontsize=8)
+    fig, ax = plt.subplots(figsize=(9.0, 4.2))
+    plot_curves(data["t"], curves, logy=True, ax=ax, xlabel="$t$ (steps)",
+                ylabel=r"disagreement $\max_i\,|x_i(t) - \pi_0^\top x(0)|$",
+                title=f"plain consensus $x(t+1) = W(t)\\,x(t)$: mean over "
+                      f"{parameters['num_seeds']} seeds")
+    fig.tight_layout()
     return fig, ax
 
 

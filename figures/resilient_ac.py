@@ -29,7 +29,6 @@ agents (:func:`decentral.resilient_ac.hull_violation`, in hull widths), of both 
 from __future__ import annotations
 
 import warnings
-from pathlib import Path
 from typing import Any
 
 import jax
@@ -59,7 +58,7 @@ from decentral.runner import run
 from figures.registry import FigureContext, FigureOutput, figure
 
 __all__ = ["N", "BYZANTINE", "H", "graphs", "attacks", "initial_values", "hull_units",
-           "switch_attacker", "hull_data", "draw_hull", "saved_learning_runs", "draw_v1_returns",
+           "switch_attacker", "hull_data", "draw_hull", "draw_v1_returns",
            "draw_v2_estimates"]
 
 PAPER = ("Figura, Lin, Liu, Gupta, Resilient Consensus-based Multi-agent Reinforcement Learning "
@@ -101,7 +100,7 @@ def attacks() -> dict[str, dict[str, Any]]:
     """The attacks (columns): key -> ``{"attacker", "label"}``."""
     return {
         "constant": {"attacker": constant(5.0), "label": "constant(5)"},
-        "huge": {"attacker": huge(1e6), "label": "huge: +-1e6"},
+        "huge": {"attacker": huge(1e6), "label": r"huge: $\pm 10^6$"},
         "random": {"attacker": random_values(-10.0, 10.0), "label": "random U[-10, 10]"},
         "just_inside": {"attacker": just_inside(), "label": "just inside (top)"},
         "split_brain": {"attacker": split_brain(inside=True),
@@ -204,7 +203,7 @@ def hull_data(num_seeds: int, num_steps: int, base_seed: int = 0
 
 def _row_name(gcase: dict[str, Any]) -> str:
     r = gcase["robustness"]
-    verdict = "< 2H+1 = 3" if r < 2 * H + 1 else ">= 2H+1 = 3"
+    verdict = "$< 2H+1 = 3$" if r < 2 * H + 1 else r"$\geq 2H+1 = 3$"
     return f"{gcase['label']}\n{r}-robust {verdict}"
 
 
@@ -213,8 +212,9 @@ def draw_hull(data: dict[str, np.ndarray], parameters: dict[str, Any]):
     gkeys, akeys = list(parameters["graphs"]), list(parameters["attacks"])
     t, x0 = data["t"], data["x0"]
     coop = _cooperative()
-    fig, axes = plt.subplots(len(gkeys), len(akeys), figsize=(3.6 * len(akeys), 3.4 * len(gkeys)
-                                                              + 1.0), sharex=True, squeeze=False)
+    fig, axes = plt.subplots(len(gkeys), len(akeys), figsize=(3.6 * len(akeys), 3.6 * len(gkeys)
+                                                              + 1.2), sharex=True, squeeze=False,
+                             layout="constrained")
     for r, gk in enumerate(gkeys):
         gcase = parameters["graphs"][gk]
         for c, ak in enumerate(akeys):
@@ -236,35 +236,34 @@ def draw_hull(data: dict[str, np.ndarray], parameters: dict[str, Any]):
             spread_t = float((data[f"{gk}__{ak}__wmsr_spread"][:, -1]
                               / _hull_width(x0)).max())
             ax.set_title(f"{'K5' if gk == 'complete' else 'experiment graph'}: "
-                         f"{parameters['attacks'][ak]['label']}", fontsize=9)
-            ax.text(0.02, 0.02, f"max distance to hull: W-MSR {peak['wmsr']:.2g}, plain "
-                    f"{peak['mean']:.2g}\nW-MSR spread at T: {spread_t:.1g}",
-                    transform=ax.transAxes, fontsize=7, va="bottom",
-                    bbox={"facecolor": "white", "alpha": 0.85, "linewidth": 0})
+                         f"{parameters['attacks'][ak]['label']}\nmax distance to hull: W-MSR "
+                         f"{peak['wmsr']:.2g}, plain {peak['mean']:.2g}\nW-MSR spread at $T$: "
+                         f"{spread_t:.1g}", fontsize=8)
             ax.tick_params(labelsize=7)
             if c == 0:
-                ax.set_ylabel(_row_name(gcase) + "\n(x - min x0) / (max x0 - min x0)",
-                              fontsize=8)
+                ax.set_ylabel(_row_name(gcase), fontsize=8)
             if r == len(gkeys) - 1:
-                ax.set_xlabel("t (updates)", fontsize=8)
+                ax.set_xlabel("$t$ (steps)", fontsize=8)
     handles = [Line2D([], [], color=WMSR_COLOR, linestyle="-", label=f"W-MSR (H={H})"),
                Line2D([], [], color=MEAN_COLOR, linestyle="--", label="plain average (H=0)"),
                Patch(color="0.85", label="initial cooperative hull [0, 1]")]
-    fig.legend(handles=handles, loc="lower center", ncol=3, fontsize=9, frameon=False)
+    fig.legend(handles=handles, loc="outside lower center", ncol=3, fontsize=9, frameon=False)
+    fig.supylabel(r"value in hull units $(x - \min x_0)\,/\,(\max x_0 - \min x_0)$",
+                  fontsize=9)
     exp = parameters["graphs"].get("experiment", {})
     fig.suptitle(
         f"{int(coop.sum())} cooperative agents, Byzantine agent "
         f"{', '.join(map(str, parameters['byzantine']))}, {parameters['num_seeds']} seeds, one "
         "line per cooperative agent and seed; values in units of each seed's initial "
         "cooperative hull, distances and spreads in hull widths (symlog axis where plain "
-        "averaging is captured far away).\nThe experiment graph (agent i hears i+1, i+2, i+3 "
-        f"mod 5) is only {exp.get('robustness')}-robust < 2H+1 = {2 * H + 1}: the sufficient "
+        "averaging is captured far away).\nThe experiment graph (agent $i$ hears $i+1$, $i+2$, "
+        f"$i+3$ mod 5) is only {exp.get('robustness')}-robust $< 2H+1 = {2 * H + 1}$: the "
+        "sufficient "
         "condition of W-MSR fails there (HypothesisWarning caught, kept in the parameters);\n"
         f"its cooperative subgraph is {exp.get('cooperative_robustness')}-robust (LeBlanc et "
-        f"al.'s Byzantine condition, (H+1) = {H + 1}-robust). K5 is "
+        f"al.'s Byzantine condition, $(H+1) = {H + 1}$-robust). K5 is "
         f"{parameters['graphs'].get('complete', {}).get('robustness')}-robust.",
         fontsize=9, x=0.01, ha="left")
-    fig.tight_layout(rect=(0, 0.035, 1, 0.94))
     return fig, axes
 
 
@@ -286,79 +285,32 @@ def hull_under_attack(ctx: FigureContext) -> FigureOutput:
 # learning experiments (grid world): returns per scenario and H, estimated vs true returns
 # ---------------------------------------------------------------------------------------------
 
-#: Where ``python -m proofs_checks --full`` saves the learning runs (its default ``--out``).
-CLAIMS_OUT = Path(__file__).resolve().parents[1] / "proofs_checks" / "out"
-
-
-def saved_learning_runs(version: str, variant: str, seeds, episodes, specs, out=CLAIMS_OUT):
-    """The runs of ``specs`` from the arrays the learning claims saved on the experiment graph
-    (``<out>/resilient_learning-<version>-<variant>-paper``), or None unless that file holds
-    exactly these runs: same version and variant, seeds, episodes per phase, the paper's
-    phases, hyperparameters, collision rule, adversary slot and attacker, and every
-    (scenario, H, oracle) of ``specs``. ``out`` is ``proofs_checks/out`` of this checkout
-    (the claims' default ``--out`` when run from the repository root). The paper-scale
-    figures then cost nothing after ``python -m proofs_checks --full`` (hours otherwise); the
-    figure's config names the file (``"from_saved"``)."""
-    from decentral.resilient_ac.experiments import (
-        ADVERSARY,
-        HYPERPARAMS,
-        ExperimentResult,
-        default_phases,
-    )
-    from decentral.resilient_ac.mlp import get_variant
-    from decentral.results import load_results
-
-    path = Path(out) / f"resilient_learning-{version}-{variant}-paper"
-    if not path.with_suffix(".npz").exists():
-        return None
-    try:
-        arrays, meta = load_results(path)
-    except (OSError, ValueError):        # e.g. an interrupted save: recompute instead
-        return None
-    cfg = meta.get("config", meta)
-    rows = {(str(sc), int(h), bool(o)): r for r, (sc, h, o) in enumerate(zip(
-        cfg.get("scenarios", ()), cfg.get("H", ()), cfg.get("oracle", ()), strict=False))}
-    hyper = cfg.get("hyperparams", {})
-    if (cfg.get("version") != version or cfg.get("variant") != f"{version}-{variant}"
-            or cfg.get("graph") != "paper" or cfg.get("attacker") is not None
-            or cfg.get("grid") is not False or cfg.get("phases") != default_phases(version)
-            or cfg.get("adversary_slots") != [ADVERSARY]
-            or cfg.get("collision") != get_variant(version, variant).collision
-            or any(hyper.get(k) != v for k, v in HYPERPARAMS.items())
-            or list(cfg.get("seeds", ())) != [int(x) for x in seeds]
-            or cfg.get("episodes_per_phase") != episodes
-            or any(tuple(sp) not in rows for sp in specs)):
-        return None
-    take = [rows[tuple(sp)] for sp in specs]
-    config = {**cfg, "scenarios": [sp[0] for sp in specs], "H": [sp[1] for sp in specs],
-              "oracle": [sp[2] for sp in specs], "from_saved": str(path)}
-    return ExperimentResult(*(np.asarray(arrays[k])[take] for k in
-                              ("coop_return", "adversary_return", "estimate")),
-                            config=config, seconds=0.0)
-
-
-def _learning_runs(version: str, variant: str, seeds, episodes, specs):
-    from decentral.resilient_ac.experiments import run_runs
-
-    saved = saved_learning_runs(version, variant, seeds, episodes, specs)
-    if saved is not None:
-        return saved
-    return run_runs(specs, code_version=version, variant=variant, seeds=seeds,
-                    episodes=episodes, progress=False)
-
-
 def _result_data(res) -> dict[str, np.ndarray]:
     return {"coop_return": res.coop_return, "adversary_return": res.adversary_return,
             "estimate": res.estimate}
 
 
+def _legend_below(fig, axes, **kwargs):
+    """One legend for every panel, below them (outside: it covers no data), with each label
+    drawn in any panel once."""
+    seen: dict[str, Any] = {}
+    for ax in np.ravel(axes):
+        if ax.get_visible():
+            for handle, text in zip(*ax.get_legend_handles_labels(), strict=True):
+                seen.setdefault(text, handle)
+    options = {"loc": "outside lower center", "ncol": max(len(seen), 1), "frameon": False,
+               **kwargs}
+    return fig.legend(list(seen.values()), list(seen), **options)
+
+
 def draw_v1_returns(panels: dict, label: str):
     """Eight panels (rows H = 0, 1; columns the scenarios): mean coop return (blue) and
     adversary return (red) per episode, from
-    :func:`decentral.resilient_ac.experiments.v1_panel_arrays`. Returns ``(fig, axes)``."""
-    from decentral.resilient_ac.experiments import SCENARIOS
+    :func:`proofs_checks.resilient_ac.setups.v1_panel_arrays`. Returns ``(fig, axes)``."""
+    from decentral.resilient_ac.learning import SCENARIOS
 
-    fig, axes = plt.subplots(2, 4, figsize=(16, 7), sharex=True, sharey=True)
+    fig, axes = plt.subplots(2, 4, figsize=(16, 7), sharex=True, sharey=True,
+                             layout="constrained")
     for j, s in enumerate(SCENARIOS):
         for i, h in enumerate((0, 1)):
             ax = axes[i, j]
@@ -374,18 +326,17 @@ def draw_v1_returns(panels: dict, label: str):
                 ax.set_xlabel("episode")
             if j == 0:
                 ax.set_ylabel("discounted return")
-    axes[0, -1].legend(loc="lower right")
+    _legend_below(fig, axes)
     fig.suptitle(f"RPBCAC grid world ({label}, experiment graph): mean over seeds")
-    fig.tight_layout()
     return fig, axes
 
 
 def draw_v2_estimates(panels: dict, label: str, drop: int = 500, window: int = 200):
     """Panels per (scenario, H): "Estimated" (blue), "True" (green), "True (global)" (red),
-    from :func:`decentral.resilient_ac.experiments.v2_panel_arrays`. Returns ``(fig, axes)``."""
-    from decentral.resilient_ac.experiments import SCENARIOS
+    from :func:`proofs_checks.resilient_ac.setups.v2_panel_arrays`. Returns ``(fig, axes)``."""
+    from decentral.resilient_ac.learning import SCENARIOS
 
-    fig, axes = plt.subplots(2, 4, figsize=(16, 7), sharex=True)
+    fig, axes = plt.subplots(2, 4, figsize=(16, 7), sharex=True, layout="constrained")
     for j, s in enumerate(SCENARIOS):
         for i, h in enumerate((0, 1)):
             ax = axes[i, j]
@@ -400,10 +351,10 @@ def draw_v2_estimates(panels: dict, label: str, drop: int = 500, window: int = 2
             ax.set_title(f"{s}, H = {h}")
             if i == 1:
                 ax.set_xlabel(f"episode (both phases, first {drop} of each dropped)")
-    axes[0, 0].legend(loc="lower right")
+    _legend_below(fig, axes)
+    fig.supylabel("discounted return per episode (Estimated: the critics' estimate)")
     fig.suptitle(f"RPBCAC grid world ({label}, experiment graph): mean over seeds, rolling "
-                 f"mean ({window})")
-    fig.tight_layout()
+                 f"mean over {window} episodes")
     return fig, axes
 
 
@@ -414,12 +365,13 @@ def draw_v2_estimates(panels: dict, label: str, drop: int = 500, window: int = 2
               "resilient_ac.learning_*")
 def v1_returns(ctx: FigureContext) -> FigureOutput:
     """Sizes: tiny 1 seed x 100 episodes, quick 2 x 1000, full 5 x 10 000 (paper)."""
-    from decentral.resilient_ac.experiments import SCENARIOS, default_seeds, v1_panel_arrays
+    from decentral.resilient_ac.learning import SCENARIOS, default_seeds
+    from proofs_checks.resilient_ac.setups import learning_runs, v1_panel_arrays
 
     seeds = default_seeds("v1")[:ctx.pick(tiny=1, quick=2, full=5)]
     episodes = ctx.pick(tiny=100, quick=1000, full=10_000)
     specs = [(s, h, False) for s in SCENARIOS for h in (0, 1)]
-    res = _learning_runs("v1", "corrected", seeds, episodes, specs)
+    res = learning_runs("v1", "corrected", seeds, episodes, specs)
     fig, _ = draw_v1_returns(v1_panel_arrays(res), res.config["variant"])
     return FigureOutput(fig, _result_data(res), res.config)
 
@@ -432,12 +384,13 @@ def v1_returns(ctx: FigureContext) -> FigureOutput:
 def v2_estimates(ctx: FigureContext) -> FigureOutput:
     """Sizes: tiny 1 seed x 2 x 100 episodes, quick 2 x 2 x 300 (a preview, about 4 minutes
     on 2 CPU cores), full 3 x 2 x 4000 (paper)."""
-    from decentral.resilient_ac.experiments import SCENARIOS, default_seeds, v2_panel_arrays
+    from decentral.resilient_ac.learning import SCENARIOS, default_seeds
+    from proofs_checks.resilient_ac.setups import learning_runs, v2_panel_arrays
 
     seeds = default_seeds("v2")[:ctx.pick(tiny=1, quick=2, full=3)]
     episodes = ctx.pick(tiny=100, quick=300, full=4000)
     specs = [(s, h, o) for s in SCENARIOS for h in (0, 1) for o in (False, True)]
-    res = _learning_runs("v2", "corrected", seeds, episodes, specs)
+    res = learning_runs("v2", "corrected", seeds, episodes, specs)
     drop = ctx.pick(tiny=20, quick=100, full=500)
     window = ctx.pick(tiny=20, quick=100, full=200)
     fig, _ = draw_v2_estimates(v2_panel_arrays(res, drop=drop, window=window),
@@ -459,8 +412,8 @@ def draw_example1(data: dict[str, np.ndarray], variants=EXAMPLE1_VARIANTS):
     ``(fig, axes)``."""
     steps, hull, avg = data["steps"], data["hull"], data["team_average"]
     S = hull.shape[1]
-    fig, axes = plt.subplots(len(variants), S, figsize=(5.5 * S, 2.8 * len(variants)),
-                             sharex=True, squeeze=False)
+    fig, axes = plt.subplots(len(variants), S, figsize=(5.5 * S, 2.8 * len(variants) + 0.6),
+                             sharex=True, squeeze=False, layout="constrained")
     for i, v in enumerate(variants):
         est = data[f"estimates/{v}"]                                   # [seeds, R, 4, S]
         for s in range(S):
@@ -472,14 +425,12 @@ def draw_example1(data: dict[str, np.ndarray], variants=EXAMPLE1_VARIANTS):
             excess = np.maximum(est[..., s] - hull[1, s], hull[0, s] - est[..., s])
             ax.set_title(f"{v}, state {s}: final max outside hull "
                          f"{max(float(excess[:, -1].max()), 0.0):.3f}", fontsize=9)
-            if s == 0:
-                ax.set_ylabel("estimate of r̄(s)")
+            ax.set_ylabel(rf"estimate of $\bar r({s})$")
             if i == len(variants) - 1:
-                ax.set_xlabel("iteration")
-    axes[0, -1].legend(loc="best", fontsize=7)
-    fig.suptitle("Example 1 (reconstruction): team-reward estimates under the "
-                 "per-coordinate-extreme attack, agent 4 Byzantine, K5, fixed policy")
-    fig.tight_layout()
+                ax.set_xlabel("iteration (steps)")
+    _legend_below(fig, axes, fontsize=8)
+    fig.suptitle("Example 1 (reconstruction): team-reward estimates (mean over seeds) under the "
+                 "per-coordinate-extreme attack,\nagent 4 Byzantine, K5, fixed policy")
     return fig, axes
 
 
@@ -490,7 +441,7 @@ def draw_example1(data: dict[str, np.ndarray], variants=EXAMPLE1_VARIANTS):
               "features); claim resilient_ac.linear_projection_beats_elementwise")
 def example1_estimates(ctx: FigureContext) -> FigureOutput:
     """Sizes: tiny 2 seeds x 200 steps, quick 4 x 4000, full 16 x 20 000."""
-    from decentral.resilient_ac.linear import example1_figure_data
+    from proofs_checks.resilient_ac.setups import example1_figure_data
 
     seeds = [ctx.base_seed + k for k in range(ctx.pick(tiny=2, quick=4, full=16))]
     num_steps = ctx.pick(tiny=200, quick=4000, full=20_000)

@@ -268,7 +268,7 @@ def test_bandit_figures_write_png_and_finite_data(bandits_run):
 
 
 def test_bandit_v1_fixed_graph_figures_hold_both_metrics_per_agent(bandits_run):
-    from decentral.bandits import paper_graph
+    from decentral.datasets.zhu2021 import paper_graph
 
     _, out = bandits_run
     for fid, name in (("bandits.v1_fig1_strongly", "strongly"),
@@ -296,7 +296,7 @@ def test_bandit_v1_fixed_graph_figures_hold_both_metrics_per_agent(bandits_run):
 
 
 def test_bandit_v1_selected_graph_figures(bandits_run):
-    from decentral.bandits import paper_graph
+    from decentral.datasets.zhu2021 import paper_graph
 
     _, out = bandits_run
     figs = {"bandits.v1_fig11_two_neighbors": ("undirected_two_neighbors", 2, True),
@@ -390,8 +390,29 @@ def test_bandit_journal_figures_dec_ucb1_beats_ucb1_and_share_their_runs(bandits
     np.testing.assert_array_equal(small["per_agent_constant"], [1, 1, 1, 0.01, 0.01, 0.01] * 2)
 
 
+def test_bandit_figures_are_one_table_and_redraw_from_their_saved_data(bandits_run):
+    from figures.bandits import catalogue
+    from figures.registry import REGISTRY
+
+    _, out = bandits_run
+    assert sorted(spec.id for spec in catalogue.SPECS) == BANDIT_FIGURES
+    for spec in catalogue.SPECS:
+        entry = REGISTRY[spec.id]
+        assert (entry.title, entry.paper) == (spec.title, spec.paper)
+        arrays, meta = load_results(out / spec.id)
+        fig = catalogue.redraw(spec.id, arrays, meta["config"]["parameters"])
+        try:
+            drawn = [ax for ax in fig.axes if ax.axison]
+            assert drawn and all(ax.get_xlabel() and ax.get_ylabel() for ax in drawn), spec.id
+        finally:
+            plt.close(fig)
+    with pytest.raises(ValueError, match="not a bandit figure"):
+        catalogue.redraw("bandits.nope", {}, {})
+
+
 def test_bandit_block_system_runs_each_block_as_its_own_policy(x64):
-    from decentral.bandits import DecUCBParams, bernoulli, dec_ucb, evaluate, paper_graph, ucb1
+    from decentral.bandits import DecUCBParams, bernoulli, dec_ucb, evaluate, ucb1
+    from decentral.datasets.zhu2021 import paper_graph
     from figures import bandits as fb
 
     arms, adj, T, seeds = bernoulli([0.7, 0.5, 0.4]), paper_graph("undirected"), 60, [0, 1]
@@ -436,7 +457,7 @@ def test_learning_figures_reuse_exactly_matching_saved_claim_runs(tmp_path):
     """The paper-scale learning figures read the arrays the claims saved, only when the file
     holds exactly the runs asked for (version, variant, seeds, episodes, every spec)."""
     from decentral.results import save_results
-    from figures import resilient_ac as fr
+    from proofs_checks.resilient_ac import setups as fr
 
     specs = [("cooperative", 0, False), ("greedy", 1, False), ("cooperative", 0, True)]
     S, E = 2, 30
@@ -469,3 +490,51 @@ def test_learning_figures_reuse_exactly_matching_saved_claim_runs(tmp_path):
                                       out=tmp_path) is None, other
     (tmp_path / "resilient_learning-v1-corrected-paper.json").unlink()  # interrupted save
     assert fr.saved_learning_runs("v1", "corrected", (50, 100), E, specs, out=tmp_path) is None
+
+
+def test_gallery_command_copies_the_pngs_and_lists_every_registered_figure(tmp_path):
+    from figures import gallery
+
+    reg: dict = {}
+    figure("demo.a_raises", title="raises", paper="test", registry=reg)(_raises)
+    figure("demo.b_good", title="good, with theta*_pi", paper="test", registry=reg)(_good)
+    docs = tmp_path / "docs"
+    code = cli.main(["--size", "tiny", "--out", str(tmp_path / "out"), "--quiet", "--gallery",
+                     "--docs", str(docs), "--only", "b_good"], registry=reg)
+    assert code == 0
+    assert gallery.image_path("demo.b_good", docs).read_bytes()[:4] == b"\x89PNG"
+    assert not gallery.image_path("demo.a_raises", docs).exists()      # not selected
+    page = (docs / gallery.PAGE).read_text()
+    assert gallery.page_entries(page) == ["demo.a_raises", "demo.b_good"]   # every figure
+    assert "img/gallery/demo.b_good.png" in page and r"theta\*\_pi" in page
+    assert gallery.COMMAND in page
+
+
+def _gallery_page() -> str:
+    from figures import gallery
+
+    path = gallery.DOCS / gallery.PAGE
+    return path.read_text(encoding="utf-8") if path.is_file() else ""
+
+
+@pytest.mark.parametrize("fid", sorted(discover()))
+def test_gallery_has_an_entry_and_an_image_for_every_registered_figure(fid):
+    """Regenerate with ``python -m figures --gallery --only <family>`` when this fails."""
+    from figures import gallery
+
+    page = _gallery_page()
+    assert fid in gallery.page_entries(page), f"docs/gallery.md has no entry for {fid}"
+    assert f"]({gallery.IMAGES.as_posix()}/{fid}.png)" in page
+    image = gallery.image_path(fid)
+    assert image.is_file() and image.read_bytes()[:4] == b"\x89PNG", f"no image {image}"
+
+
+def test_gallery_lists_only_registered_figures():
+    from figures import gallery
+
+    listed = gallery.page_entries(_gallery_page())
+    assert listed, "docs/gallery.md is missing or lists no figure"
+    assert not set(listed) - set(discover()), "gallery entries without a registered figure"
+    assert len(listed) == len(set(listed))
+    stray = {p.stem for p in (gallery.DOCS / gallery.IMAGES).glob("*.png")} - set(discover())
+    assert not stray, f"images of no registered figure in docs/img/gallery: {sorted(stray)}"
