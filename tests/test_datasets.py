@@ -42,3 +42,50 @@ def test_old_import_paths_re_export_the_same_objects():
     assert resilient_ac.example1_mdp is linear.example1_mdp is figura2021.example1_mdp
     assert linear.EXAMPLE1_REWARDS is figura2021.EXAMPLE1_REWARDS
     assert experiments.PAPER_IN_NODES is figura2021.EXPERIMENT_IN_NODES
+
+
+def test_learner_modules_keep_their_former_paths():
+    from decentral.resilient_ac import experiments, gridworld, learning, mlp
+
+    assert experiments.run_experiment is learning.run_experiment
+    assert experiments.learner is learning.learner
+    assert gridworld.grid_world is learning.grid_world
+    assert mlp.consensus_epoch is learning.mlp.consensus_epoch
+    assert mlp.LearningProtocol is learning.LearningProtocol
+    assert set(experiments.__all__) <= set(dir(experiments))
+
+
+@pytest.mark.parametrize("module, name", [
+    ("decentral.resilient_ac.experiments", "V1_LOGGED"),
+    ("decentral.resilient_ac.experiments", "v2_panel_arrays"),
+    ("decentral.resilient_ac.linear", "example1_figure_data"),
+])
+def test_paper_numbers_that_left_the_library_say_where_they_went(module, name):
+    import importlib
+
+    mod = importlib.import_module(module)
+    with pytest.raises(AttributeError, match=f"proofs_checks.resilient_ac.setups.{name}"):
+        getattr(mod, name)
+    with pytest.raises(AttributeError, match="has no attribute"):
+        mod.no_such_name  # noqa: B018
+
+
+def test_logged_runs_drive_the_grid_world_defaults():
+    from decentral.resilient_ac import learning
+
+    for version in ("v1", "v2"):
+        assert learning.default_seeds(version) == figura2021.LOGGED_SEEDS[version]
+        assert learning.default_episodes(version) == figura2021.LOGGED_EPISODES[version]
+        assert learning.default_phases(version) == figura2021.LOGGED_PHASES[version]
+        for seed in figura2021.LOGGED_SEEDS[version]:
+            np.testing.assert_array_equal(learning.paper_targets(version, seed),
+                                          figura2021.LOGGED_TARGETS[(version, seed)])
+    # the Example 1 attacker pushes along the mean feature, or along the current one
+    mean_feature = figura2021.EXAMPLE1_FEATURES.mean(0)
+    params = figura2021.example1_attacker(push=-1.0).params
+    np.testing.assert_allclose(params["team_reward_target"], mean_feature, rtol=1e-6)
+    assert float(params["team_reward"]) == -1.0
+    assert "team_reward_target" not in figura2021.example1_attacker("current_feature").params \
+        or not np.any(figura2021.example1_attacker("current_feature").params["team_reward_target"])
+    with pytest.raises(ValueError, match="direction"):
+        figura2021.example1_attacker("sideways")
