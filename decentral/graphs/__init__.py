@@ -17,10 +17,10 @@ Example:
 """
 
 from .builders import (
+    DENSE_LIMIT,
     add_self_loops,
     circulant,
     complete,
-    erdos_renyi,
     exponential,
     from_edges,
     from_networkx,
@@ -43,6 +43,7 @@ from .checks import (
     window_unions,
 )
 from .perron import APSResult, absolute_probability_sequence, closed_classes, perron_vector
+from .random_graphs import erdos_renyi, random_regular
 from .robustness import is_r_robust, is_rs_robust, r_robustness, robustness_witness
 from .sequences import (
     GraphSequence,
@@ -78,7 +79,7 @@ from .weights import (
 )
 
 __all__ = [
-    "APSResult", "GraphSequence", "NeighborTable", "WindowReport",
+    "DENSE_LIMIT", "APSResult", "GraphSequence", "NeighborTable", "WindowReport",
     "absolute_probability_sequence", "add_self_loops", "adjacency_to_table", "as_sequence",
     "as_table",
     "circulant", "closed_classes",
@@ -87,7 +88,7 @@ __all__ = [
     "from_networkx", "gather", "grid2d", "is_column_stochastic", "is_doubly_stochastic",
     "is_r_robust", "is_row_stochastic", "is_rs_robust", "is_strongly_connected", "masked_max",
     "metropolis", "min_positive_weight", "mix", "one_peer_exponential", "path", "periodic",
-    "perron_vector", "prescribed_pi_weights", "r_robustness", "random_edge_drops",
+    "perron_vector", "prescribed_pi_weights", "r_robustness", "random_edge_drops", "random_regular",
     "read_adjlist", "replace_sender_messages", "require_stochastic",
     "require_stochastic_sequence", "ring", "robustness_witness", "row_stochastic",
     "sequence_stochasticity_failure", "star", "static", "stochasticity_violations",

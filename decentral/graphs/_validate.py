@@ -12,6 +12,7 @@ array is converted explicitly with ``adj.astype(bool)``.
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 
 from decentral._checks import is_float_dtype
 
@@ -29,6 +30,7 @@ def as_adjacency(adj, *, name: str = "adj", require_self_loops: bool = True) -> 
     Raises:
         ValueError: if ``adj`` is not square, not boolean, or lacks self-loops when required.
     """
+    _refuse_sparse(adj, name)
     a = np.asarray(adj)
     if a.ndim != 2 or a.shape[0] != a.shape[1]:
         raise ValueError(
@@ -66,6 +68,7 @@ def as_pattern(graph, *, name: str = "graph") -> np.ndarray:
         >>> as_pattern(np.array([[0.5, 0.5], [0.0, 1.0]])).tolist()
         [[True, True], [False, True]]
     """
+    _refuse_sparse(graph, name)
     g = np.asarray(graph)
     if g.dtype == np.bool_:
         return as_adjacency(g, name=name)
@@ -87,6 +90,7 @@ def require_self_weights(w: np.ndarray, name: str) -> np.ndarray:
 
 def as_weights(W, *, name: str = "W") -> np.ndarray:
     """Return ``W`` as a float numpy array after checking shape, finiteness and sign."""
+    _refuse_sparse(W, name)
     w = np.asarray(W)
     if w.ndim != 2 or w.shape[0] != w.shape[1]:
         raise ValueError(f"{name} must be a square [n, n] weight matrix; got shape {w.shape}.")
@@ -97,6 +101,7 @@ def as_weights(W, *, name: str = "W") -> np.ndarray:
 
 def as_weight_stack(Ws, *, name: str = "Ws") -> np.ndarray:
     """Return a ``[T, n, n]`` float stack from one matrix or a sequence of matrices."""
+    _refuse_sparse(Ws, name)
     w = np.asarray(Ws)
     if w.ndim == 2:
         w = w[None]
@@ -107,6 +112,16 @@ def as_weight_stack(Ws, *, name: str = "Ws") -> np.ndarray:
     w = _real_float(w, name)
     _check_finite_nonnegative(w, name)
     return w
+
+
+def _refuse_sparse(x, name: str) -> None:
+    """A clear message for a scipy sparse graph where only dense arrays are taken so far."""
+    if sp.issparse(x):
+        raise ValueError(
+            f"{name} is a scipy sparse {x.format} array of shape {x.shape}: this function takes "
+            f"dense arrays only (sparse graphs are produced by the builders' sparse=True; the "
+            f"weight rules, sequences and checks do not take them yet). For a small graph pass "
+            f"{name}.toarray().")
 
 
 def _real_float(w: np.ndarray, name: str) -> np.ndarray:

@@ -1,0 +1,133 @@
+"""Sparse adjacencies: CSR construction in O(edges) memory and the checks of a sparse graph.
+
+A sparse adjacency follows the same contract as a dense one: a ``scipy.sparse.csr_array`` of
+dtype bool and shape ``[n, n]`` with ``adj[i, j]`` True iff agent ``i`` receives from agent
+``j`` (edge ``j -> i``), so row ``i`` lists agent i's in-neighbours, and the diagonal True
+(every agent hears itself). Every CSR adjacency built here is in canonical form: the column
+indices of each row are sorted, without duplicates, and no explicit False is stored.
+
+None of these helpers allocates an ``[n, n]`` array: they take the edges as index arrays and
+cost O(n + edges) memory (the index arrays are int32 while ``n`` and the edge count fit).
+
+Example:
+    >>> import numpy as np
+    >>> adj = csr_from_pairs(3, np.array([1, 2]), np.array([0, 1]))   # 0 -> 1, 1 -> 2
+    >>> adj.toarray().astype(int).tolist()
+    [[1, 0, 0], [1, 1, 0], [0, 1, 1]]
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+__all__ = ["is_sparse", "as_sparse_adjacency", "csr_from_pairs", "csr_from_rows", "index_dtype"]
+
+_INT32_MAX = np.iinfo(np.int32).max
+
+
+def is_sparse(x) -> bool:
+    """True iff ``x`` is a scipy sparse array or matrix (any format)."""
+    return sp.issparse(x)
+
+
+def index_dtype(n: int, nnz: int) -> type:
+    """The index dtype of a CSR adjacency: int32 while ``n`` and ``nnz`` fit, else int64."""
+    return np.int32 if max(int(n), int(nnz)) <= _INT32_MAX else np.int64
+
+
+def csr_from_rows(cols: np.ndarray) -> sp.csr_array:
+    """CSR adjacency whose row ``i`` holds exactly the in-neighbours ``cols[i]``.
+
+    Args:
+        cols: integer array ``[n, K]``; ``cols[i]`` lists the K distinct agents that agent i
+            receives from, the agent itself included (the caller guarantees both). The rows
+            need not be sorted; they are sorted here, in place.
+
+    Returns:
+        ``scipy.sparse.csr_array`` of dtype bool, shape ``[n, n]``, canonical, with K entries
+        in every row.
+    """
+    n, width = cols.shape
+    dtype = index_dtype(n, n * width)
+    cols = cols.astype(dtype, copy=False)
+    cols.sort(axis=1)
+    indptr = np.arange(n + 1, dtype=dtype) * dtype(width)
+    return _canonical(np.ones(n * width, dtype=bool), cols.reshape(-1), indptr, n)
+
+
+def csr_from_pairs(n: int, receivers: np.ndarray, senders: np.ndarray) -> sp.csr_array:
+    """CSR adjacency with an edge ``senders[e] -> receivers[e]`` for every e, plus self-loops.
+
+    Repeated edges are merged and the indices of every row sorted; the pairs may come in any
+    order. Cost: O(n + E) memory, O(n + E log(max in-degree)) time.
+
+    Args:
+        n: number of agents (the caller has checked it).
+        receivers: integer array ``[E]`` of agents in 0..n-1 (row indices).
+        senders: integer array ``[E]`` of agents in 0..n-1 (column indices).
+
+    Returns:
+        ``scipy.sparse.csr_array`` of dtype bool, shape ``[n, n]``, canonical, diagonal True.
+    """
+    receivers = np.asarray(receivers).reshape(-1)
+    senders = np.asarray(senders).reshape(-1)
+    dtype = index_dtype(n, receivers.size + n)
+    diagonal = np.arange(n, dtype=dtype)
+    rows = np.concatenate([receivers.astype(dtype, copy=False), diagonal])
+    cols = np.concatenate([senders.astype(dtype, copy=False), diagonal])
+    # scipy's COO -> CSR conversion buckets the entries by row in O(n + E), then sorts each
+    # row and merges repeats (for bool data a repeat is a logical or), so nothing is [n, n]
+    a = sp.csr_array((np.ones(rows.size, dtype=bool), (rows, cols)), shape=(n, n))
+    a.sum_duplicates()
+    return a
+
+
+def _canonical(data, indices, indptr, n: int) -> sp.csr_array:
+    a = sp.csr_array((data, indices, indptr), shape=(n, n), copy=False)
+    a.has_sorted_indices = True            # the callers sort, and their rows have no repeats
+    a.has_canonical_format = True
+    return a
+
+
+def as_sparse_adjacency(adj, *, name: str = "adj", require_self_loops: bool = True
+                        ) -> sp.csr_array:
+    """A canonical boolean CSR copy of a scipy sparse adjacency, after checking it.
+
+    Args:
+        adj: scipy sparse array or matrix (any format), square, dtype bool, ``adj[i, j]`` True
+            iff agent i receives from agent j.
+        name: how the argument is called in error messages.
+        require_self_loops: if True, every diagonal entry must be True.
+
+    Returns:
+        ``scipy.sparse.csr_array`` of dtype bool with sorted indices, no repeated entries and
+        no stored False.
+
+    Raises:
+        ValueError: ``adj`` is not scipy sparse, not square, empty, not boolean, or lacks
+            self-loops when they are required.
+    """
+    if not sp.issparse(adj):
+        raise ValueError(f"{name} must be a scipy sparse adjacency; got {type(adj).__name__}.")
+    shape = adj.shape
+    if len(shape) != 2 or shape[0] != shape[1]:
+        raise ValueError(f"{name} must be a square [n, n] sparse adjacency; got shape {shape}.")
+    if shape[0] == 0:
+        raise ValueError(f"{name} has no agents (shape {shape}); need n >= 1.")
+    if adj.dtype != np.bool_:
+        raise ValueError(
+            f"{name} must be a boolean sparse adjacency (dtype bool), got dtype {adj.dtype}; "
+            "to convert a 0/1 sparse array use `adj.astype(bool)`.")
+    a = sp.csr_array(adj, copy=True)
+    a.sum_duplicates()
+    a.eliminate_zeros()
+    if require_self_loops:
+        diag = a.diagonal()
+        if not diag.all():
+            missing = np.flatnonzero(~diag).tolist()
+            raise ValueError(
+                f"{name} lacks self-loops at agents {missing[:10]}"
+                f"{'...' if len(missing) > 10 else ''}; every agent must hear itself. Add "
+                "them with decentral.graphs.add_self_loops(adj).")
+    return a
