@@ -367,7 +367,7 @@ def test_dense_limit_edges():
 
 def test_dense_functions_name_sparse_input_clearly():
     with pytest.raises(ValueError, match="scipy sparse csr array"):
-        g.row_stochastic(g.ring(4, sparse=True))
+        g.r_robustness(g.ring(4, sparse=True))
     with pytest.raises(ValueError, match="boolean"):
         as_sparse_adjacency(sp.csr_array(np.eye(3)))
     with pytest.raises(ValueError, match="self-loops"):

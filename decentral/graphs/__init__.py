@@ -32,21 +32,19 @@ from .builders import (
     to_networkx,
 )
 from .checks import (
+    DIAMETER_EXACT_WORK,
     WindowReport,
     connectivity_window,
     connectivity_window_report,
     diameter,
+    diameter_bounds,
     is_strongly_connected,
     min_positive_weight,
     require_stochastic_sequence,
     sequence_stochasticity_failure,
     window_unions,
 )
-from .perron import APSResult, absolute_probability_sequence, closed_classes, perron_vector
-from .random_graphs import erdos_renyi, random_regular
-from .robustness import is_r_robust, is_rs_robust, r_robustness, robustness_witness
-from .sequences import (
-    GraphSequence,
+from .constructors import (
     as_sequence,
     explicit,
     one_peer_exponential,
@@ -54,6 +52,10 @@ from .sequences import (
     random_edge_drops,
     static,
 )
+from .perron import APSResult, absolute_probability_sequence, closed_classes, perron_vector
+from .random_graphs import erdos_renyi, random_regular
+from .robustness import is_r_robust, is_rs_robust, r_robustness, robustness_witness
+from .sequences import GraphSequence
 from .tables import (
     NeighborTable,
     adjacency_to_table,
@@ -79,12 +81,14 @@ from .weights import (
 )
 
 __all__ = [
-    "DENSE_LIMIT", "APSResult", "GraphSequence", "NeighborTable", "WindowReport",
+    "DENSE_LIMIT", "DIAMETER_EXACT_WORK", "APSResult", "GraphSequence", "NeighborTable",
+    "WindowReport",
     "absolute_probability_sequence", "add_self_loops", "adjacency_to_table", "as_sequence",
     "as_table",
     "circulant", "closed_classes",
     "column_stochastic", "complete", "connectivity_window", "connectivity_window_report",
-    "dense_to_table", "diameter", "erdos_renyi", "explicit", "exponential", "from_edges",
+    "dense_to_table", "diameter", "diameter_bounds", "erdos_renyi", "explicit", "exponential",
+    "from_edges",
     "from_networkx", "gather", "grid2d", "is_column_stochastic", "is_doubly_stochastic",
     "is_r_robust", "is_row_stochastic", "is_rs_robust", "is_strongly_connected", "masked_max",
     "metropolis", "min_positive_weight", "mix", "one_peer_exponential", "path", "periodic",

@@ -115,12 +115,14 @@ def as_weight_stack(Ws, *, name: str = "Ws") -> np.ndarray:
 
 
 def _refuse_sparse(x, name: str) -> None:
-    """A clear message for a scipy sparse graph where only dense arrays are taken so far."""
+    """A clear message for a scipy sparse graph where only dense arrays are taken so far
+    (functions that take sparse graphs dispatch on :func:`scipy.sparse.issparse` first)."""
     if sp.issparse(x):
         raise ValueError(
             f"{name} is a scipy sparse {x.format} array of shape {x.shape}: this function takes "
-            f"dense arrays only (sparse graphs are produced by the builders' sparse=True; the "
-            f"weight rules, sequences and checks do not take them yet). For a small graph pass "
+            f"dense arrays only (sparse graphs are produced by the builders' sparse=True and "
+            f"taken by the weight rules, the neighbour tables, static / periodic / explicit / "
+            f"as_sequence and the functions that say so). For a small graph pass "
             f"{name}.toarray().")
 
 

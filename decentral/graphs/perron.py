@@ -16,27 +16,69 @@ Example:
 from __future__ import annotations
 
 import warnings
+from collections import deque
 from typing import NamedTuple
 
 import numpy as np
+import scipy.sparse as sp
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import connected_components
+from scipy.sparse.linalg import splu
 
-from decentral._checks import check_int
+from decentral._checks import check_int, sum_tolerance
 
+from ._validate import _refuse_sparse
+from .checks import _sparse_weights
 from .sequences import GraphSequence
-from .weights import effective_tolerance, require_stochastic
+from .weights import DEFAULT_TOL, effective_tolerance, require_stochastic
 
 __all__ = ["perron_vector", "absolute_probability_sequence", "APSResult", "closed_classes"]
 
 
-def closed_classes(pattern: np.ndarray) -> list[np.ndarray]:
+#: A closed class of a scipy sparse W with at most this many agents is solved like a dense one
+#: (Grassmann–Taksar–Heyman on its dense block, 0.05 s at 512 agents); larger ones iteratively.
+SPARSE_GTH_LIMIT = 512
+
+_POWER_TOL = 1e-13            # estimated l1 error of π at which the power iteration stops
+_POWER_MAX_STEPS = 3000       # then the sparse LU solve takes over (slowly mixing chains)
+_ROUNDOFF_CHANGE = 64 * np.finfo(np.float64).eps     # l1 change of one step at roundoff level
+
+
+def closed_classes(pattern) -> list[np.ndarray]:
     """Closed classes of the pattern ``pattern[i, j]`` (i hears j): strongly connected groups
     of agents that hear nobody outside the group (the recurrent classes of the chain that moves
-    i -> j with probability W[i, j])."""
+    i -> j with probability W[i, j]).
+
+    ``pattern`` is a dense boolean array or a scipy sparse matrix whose nonzero stored entries
+    are the edges (a sparse weight matrix may be passed as it is); the sparse one costs
+    O(n + stored entries) with ``scipy.sparse.csgraph``.
+
+    Example:
+        >>> from decentral.graphs import path
+        >>> [c.tolist() for c in closed_classes(path(3, sparse=True))]   # 0 hears nobody
+        [[0]]
+    """
+    if sp.issparse(pattern):
+        p = sp.csr_array(pattern, copy=True)
+        p.eliminate_zeros()
+        return _sparse_closed_classes(p)
     n_comp, label = connected_components(csr_matrix(pattern), directed=True,
                                          connection="strong")
     recv, send = np.nonzero(pattern)
+    return _classes_hearing_nobody_outside(n_comp, label, recv, send)
+
+
+def _sparse_closed_classes(p: sp.csr_array) -> list[np.ndarray]:
+    """:func:`closed_classes` of a CSR matrix without stored zeros (not copied)."""
+    n_comp, label = connected_components(p, directed=True, connection="strong")
+    if n_comp == 1:
+        return [np.arange(p.shape[0])]
+    recv = np.repeat(np.arange(p.shape[0], dtype=p.indices.dtype), np.diff(p.indptr))
+    return _classes_hearing_nobody_outside(n_comp, label, recv, p.indices)
+
+
+def _classes_hearing_nobody_outside(n_comp: int, label: np.ndarray, recv: np.ndarray,
+                                    send: np.ndarray) -> list[np.ndarray]:
     hears_outside = np.zeros(n_comp, dtype=bool)
     hears_outside[label[recv][label[recv] != label[send]]] = True
     return [np.flatnonzero(label == c) for c in range(n_comp) if not hears_outside[c]]
@@ -71,6 +113,88 @@ def _stationary_gth(P: np.ndarray) -> np.ndarray:
     return x / x.sum()
 
 
+def _stationary_power(sub: sp.csr_array) -> np.ndarray | None:
+    """Stationary vector of the irreducible chain ``sub`` by power iteration, or None when it
+    does not reach ``_POWER_TOL`` within ``_POWER_MAX_STEPS`` steps.
+
+    Iterates ``x <- x P`` from the uniform vector with ``P = sub`` when every agent keeps a
+    positive self-weight (the chain is then aperiodic), else with the lazy chain
+    ``P = (I + sub) / 2`` (same stationary vector, aperiodic). The error after a step is
+    estimated as ``change * rho / (1 - rho)`` from the l1 change of the step and the largest of
+    the last ten ratios ``rho`` of successive changes (the error contracts by about rho per
+    step); it stops when that estimate is below ``_POWER_TOL`` or the change is at roundoff
+    level."""
+    m = sub.shape[0]
+    wt = sp.csr_array(sub.T, dtype=np.float64)
+    lazy = bool(np.any(sub.diagonal() <= 0))
+    x = np.full(m, 1.0 / m)
+    ratios: deque[float] = deque(maxlen=10)
+    previous = None
+    for _ in range(_POWER_MAX_STEPS):
+        y = wt @ x
+        if lazy:
+            y = 0.5 * (x + y)
+        y /= y.sum()
+        change = float(np.abs(y - x).sum())
+        x = y
+        if change <= _ROUNDOFF_CHANGE:
+            return x
+        if previous is not None:
+            ratios.append(change / previous)
+            rho = max(ratios)
+            if len(ratios) == ratios.maxlen and rho < 1 and change * rho / (1 - rho) < _POWER_TOL:
+                return x
+        previous = change
+    return None
+
+
+def _stationary_lu(sub: sp.csr_array) -> np.ndarray:
+    """Stationary vector of the irreducible chain ``sub`` by one sparse LU solve.
+
+    With ``x_0 = 1`` the balance equations of the other agents, ``x (I - P) = 0`` without its
+    first column, are the nonsingular system ``(I - P)[1:, 1:]ᵀ x[1:] = P[0, 1:]ᵀ`` (an
+    M-matrix for an irreducible chain); SuperLU solves it with a fill-reducing column order,
+    which keeps the factors small for the slowly mixing graphs that reach this solver (rings,
+    paths, grids: small separators), then x is normalised."""
+    m = sub.shape[0]
+    if m == 1:
+        return np.ones(1)
+    p = sp.csc_array(sub, dtype=np.float64)
+    reduced = sp.csc_array(sp.eye_array(m - 1) - p[1:, 1:]).T.tocsc()
+    rhs = p[[0], 1:].toarray().ravel()
+    x = np.empty(m)
+    x[0] = 1.0
+    x[1:] = splu(reduced, permc_spec="COLAMD").solve(rhs)
+    x = np.maximum(x, 0.0)
+    return x / x.sum()
+
+
+def _sparse_perron_vector(W, tol: float | None) -> np.ndarray:
+    """:func:`perron_vector` of a scipy sparse W (same checks and messages)."""
+    w = _sparse_weights(W, "W")
+    n = w.shape[0]
+    limit = sum_tolerance(w.dtype, n, DEFAULT_TOL if tol is None else tol)
+    sums = w.sum(axis=1, dtype=np.float64)
+    bad = np.flatnonzero(np.abs(sums - 1.0) > limit)
+    if bad.size:
+        shown = ", ".join(f"row {k} sums to {float(sums[k])!r}" for k in bad[:5])
+        raise ValueError(f"W must be row-stochastic but {shown}"
+                         f"{' ...' if bad.size > 5 else ''}. Build it with a weight rule "
+                         "(row_stochastic, column_stochastic, metropolis).")
+    classes = _sparse_closed_classes(w)        # w has no stored zeros
+    if len(classes) != 1:
+        raise ValueError(_several_classes_message(classes, "W"))
+    closed = classes[0]
+    sub = w if closed.size == n else w[closed][:, closed]
+    pi = np.zeros(n)
+    if closed.size <= SPARSE_GTH_LIMIT:
+        pi[closed] = _stationary_gth(sub.toarray())
+    else:
+        found = _stationary_power(sub)
+        pi[closed] = _stationary_lu(sub) if found is None else found
+    return pi.astype(w.dtype)
+
+
 def perron_vector(W, *, tol: float | None = None) -> np.ndarray:
     """Normalised left Perron vector π of a row-stochastic W: ``πᵀ W = πᵀ``, ``Σ π = 1``.
 
@@ -85,8 +209,21 @@ def perron_vector(W, *, tol: float | None = None) -> np.ndarray:
     and weights as small as 1e-10 give π to about the precision of W's entries. The result
     has W's floating dtype.
 
+    A scipy sparse W (any format; its stored entries are the weights) gets the same checks
+    and messages without an ``[n, n]`` array. A closed class of at most
+    ``SPARSE_GTH_LIMIT = 512`` agents is solved by the same reduction on its dense block
+    (the dense result, bit for bit); a larger one by power iteration in float64 (on the lazy
+    chain ``(I + W) / 2`` when some agent of the class has no self-weight), stopped when the
+    l1 error estimated from the contraction of successive steps is below 1e-13. A chain that
+    mixes too slowly for 3000 steps (long rings, paths, grids) is solved instead by one
+    sparse LU factorisation of its balance equations (SuperLU, fill-reducing order: small
+    factors on such graphs). The exponential graph with random weights takes about 0.4 s at
+    n = 10^5 and about 5 s at n = 10^6 (2.1·10^7 entries, about 215 steps) on this project's
+    2-core machine (2026-12); a ring of 10^5 agents (LU) about 1 s.
+
     Args:
-        W: row-stochastic ``[n, n]`` (rows sum to 1 within the dtype's tolerance).
+        W: row-stochastic ``[n, n]`` (rows sum to 1 within the dtype's tolerance), a numpy
+            array or a scipy sparse matrix.
         tol: row-sum tolerance of the stochasticity check (default: 1e-10, raised to
             ``64 n eps`` of W's dtype).
 
@@ -97,6 +234,8 @@ def perron_vector(W, *, tol: float | None = None) -> np.ndarray:
         >>> perron_vector(W.astype(np.float32)).dtype
         dtype('float32')
     """
+    if sp.issparse(W):
+        return _sparse_perron_vector(W, tol)
     w = require_stochastic(W, "row", name="W") if tol is None else \
         require_stochastic(W, "row", name="W", tol=tol)
     classes = closed_classes(w > 0)
@@ -211,6 +350,10 @@ def absolute_probability_sequence(seq, num_steps: int, *, key=None, tol: float =
         >>> res.pi.shape, bool(res.error < 1e-13), res.exact
         ((3, 3), True, False)
     """
+    _refuse_sparse(seq, "seq")
+    if isinstance(seq, list | tuple):
+        for k, w in enumerate(seq):
+            _refuse_sparse(w, f"seq[{k}]")
     T = check_int(num_steps, "num_steps", minimum=0)
     if isinstance(seq, GraphSequence):
         form = "periodic" if seq.period is not None else seq.form

@@ -30,6 +30,9 @@ Two exact methods are provided.
   :func:`r_robustness`.
 
 The checks run outside ``jit`` on host numpy arrays. The examples assume ``import numpy as np``.
+They take dense adjacencies only (enumeration is limited to a few dozen agents, and the MILP
+to graphs of moderate size): a scipy sparse adjacency is refused with a ValueError that says
+so; a small one is passed as ``adj.toarray()``.
 """
 
 from __future__ import annotations
@@ -40,7 +43,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from decentral.graphs._validate import as_adjacency
+from decentral.graphs._validate import _refuse_sparse, as_adjacency
 
 __all__ = [
     "ENUMERATION_HARD_MAX_N",
@@ -410,6 +413,7 @@ def r_robustness(adj, *, method: str = "auto", time_limit: float = 60.0) -> int:
         >>> r_robustness(adj)
         3
     """
+    _refuse_sparse(adj, "adj")
     a = as_adjacency(adj, name="adj", require_self_loops=True)
     n = a.shape[0]
     method = _check_method(method, n)
@@ -442,6 +446,7 @@ def robustness_witness(
         >>> robustness_witness(ring, 2)
         (frozenset({0}), frozenset({1}))
     """
+    _refuse_sparse(adj, "adj")
     a = as_adjacency(adj, name="adj", require_self_loops=True)
     r = _check_order(r, "r", 0)
     method = _check_method(method, a.shape[0])
@@ -493,6 +498,7 @@ def is_rs_robust(adj, r: int, s: int) -> bool:
         >>> is_rs_robust(adj, 2, 4), is_rs_robust(adj, 3, 1)
         (True, False)
     """
+    _refuse_sparse(adj, "adj")
     a = as_adjacency(adj, name="adj", require_self_loops=True)
     r = _check_order(r, "r", 1)
     s = _check_order(s, "s", 1)

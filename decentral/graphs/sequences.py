@@ -30,6 +30,15 @@ Weights given as weight matrices (no ``rule``) must be row- or column-stochastic
 is an adjacency and is passed as booleans together with a rule (``adj.astype(bool)``,
 ``rule="row"``).
 
+Scipy sparse graphs (adjacencies with a rule, or weight matrices; same orientation: row i
+lists agent i's in-neighbours) are taken by :func:`static`, :func:`periodic`, :func:`explicit`
+and :func:`as_sequence`, whose ``backend`` then defaults to ``"sparse"``: the weights and the
+neighbour tables are computed in O(n + edges) and the sequence holds only its tables, the
+same arrays the dense input of the same graph gives. Methods that need ``[n, n]`` matrices
+(:meth:`GraphSequence.dense_at`, :meth:`~GraphSequence.weights_host`) refuse a sparse-backend
+sequence above :data:`~decentral.graphs.DENSE_LIMIT` agents; :meth:`~GraphSequence.fixed_csr`
+gives its weights as scipy sparse matrices instead.
+
 Example:
     >>> from decentral.graphs import ring, periodic, mix
     >>> seq = periodic([ring(4), ring(4, directed=False)], rule="row", backend="sparse")
@@ -43,28 +52,25 @@ Example:
 from __future__ import annotations
 
 import hashlib
-import math
-from collections.abc import Sequence
 
 import jax
 import jax.numpy as jnp
 import numpy as np
+import scipy.sparse as sp
 
 from decentral._checks import check_int
 
-from ._validate import as_adjacency, as_weights, require_self_weights
-from .tables import NeighborTable, _table_layout, table_rule_weights, table_to_dense
-from .weights import WEIGHT_RULES, effective_tolerance, metropolis, stochasticity_violations
+from .builders import DENSE_LIMIT
+from .tables import (
+    NeighborTable,
+    table_rule_weights,
+    table_to_dense,
+)
+from .weights import (
+    WEIGHT_RULES,
+)
 
-__all__ = [
-    "GraphSequence",
-    "as_sequence",
-    "static",
-    "periodic",
-    "explicit",
-    "random_edge_drops",
-    "one_peer_exponential",
-]
+__all__ = ["GraphSequence"]
 
 _BACKENDS = ("dense", "sparse")
 _DIGEST_VERSION = "graphs/1"
@@ -86,63 +92,6 @@ def _check_rule(rule: str) -> str:
     if rule not in WEIGHT_RULES:
         raise ValueError(f"unknown weight rule {rule!r}; use one of {sorted(WEIGHT_RULES)}.")
     return rule
-
-
-def _weights_from(graph, rule: str | None, name: str) -> np.ndarray:
-    """Weight matrix from a boolean adjacency + rule, or a given weight matrix (no rule).
-
-    A given weight matrix must be row- or column-stochastic (which of the two a family needs
-    is that family's check) with a positive diagonal; a 0/1 array is an adjacency and is
-    refused with the conversion to use.
-    """
-    g = np.asarray(graph)
-    if g.dtype == np.bool_:
-        if rule is None:
-            raise ValueError(f"{name} is a boolean adjacency: pass rule='row', 'column' or "
-                             "'metropolis' to turn it into weights (or pass weight matrices).")
-        a = as_adjacency(g, name=name)
-        if rule == "metropolis":
-            return metropolis(a)
-        return WEIGHT_RULES[_check_rule(rule)](a)
-    if rule is not None:
-        kind = "an integer array" if np.issubdtype(g.dtype, np.integer) else \
-            f"already a weight matrix (dtype {g.dtype})"
-        raise ValueError(f"{name} is {kind}, but rule={rule!r} turns a boolean adjacency into "
-                         f"weights. If {name} is a 0/1 adjacency pass `{name}.astype(bool)` "
-                         f"with rule={rule!r}; if it holds weights, drop `rule`.")
-    w = require_self_weights(as_weights(g, name=name), name)
-    rows = stochasticity_violations(w, axis=1)
-    cols = stochasticity_violations(w, axis=0)
-    if rows and cols:
-        k, s = rows[0]
-        if np.all((w == 0) | (w == 1)):
-            raise ValueError(
-                f"{name} holds only 0s and 1s: it is an adjacency, not weights (row {k} sums "
-                f"to its in-degree {s:g}). Pass it as a boolean adjacency with a weight rule, "
-                f"e.g. static({name}.astype(bool), rule='row').")
-        c, cs = cols[0]
-        raise ValueError(
-            f"{name} is neither row- nor column-stochastic (row {k} sums to {s!r}, column {c} "
-            f"to {cs!r}, tolerance {effective_tolerance(w):.1e}). Weights given as a matrix must "
-            f"be stochastic; normalise them, or pass the boolean pattern `({name} > 0)` with "
-            "rule='row', 'column' or 'metropolis'.")
-    return w
-
-
-def _stack_weights(graphs, rule: str | None) -> np.ndarray:
-    if isinstance(graphs, np.ndarray) and graphs.ndim == 3 or (
-            isinstance(graphs, Sequence) and not isinstance(graphs, np.ndarray)):
-        items = list(graphs)
-    else:
-        raise ValueError("expected a stack [P, N, N] or a list of [N, N] graphs; got "
-                         f"{type(graphs).__name__} with shape {np.shape(graphs)}.")
-    if not items:
-        raise ValueError("the graph stack is empty; give at least one graph.")
-    ws = [_weights_from(g, rule, f"graph {k}") for k, g in enumerate(items)]
-    shapes = {w.shape for w in ws}
-    if len(shapes) != 1:
-        raise ValueError(f"all graphs of a sequence need the same shape; got {sorted(shapes)}.")
-    return np.stack(ws)
 
 
 def _is_traced(leaf) -> bool:
@@ -424,9 +373,27 @@ class GraphSequence:
                 f"rule={self.rule!r}")
 
     def dense_at(self, t, key=None):
-        """Dense ``W_t`` whatever the backend (jit-able)."""
+        """Dense ``W_t`` whatever the backend (jit-able).
+
+        Raises:
+            ValueError: a sparse-backend sequence of more than
+                :data:`~decentral.graphs.DENSE_LIMIT` agents (use :meth:`at`'s table).
+        """
+        self._require_dense_fits("dense_at")
         g = self.at(t, key)
         return table_to_dense(g) if isinstance(g, NeighborTable) else g
+
+    def _require_dense_fits(self, what: str) -> None:
+        """Refuse to build ``[n, n]`` matrices from the tables of a sparse-backend sequence
+        above :data:`~decentral.graphs.DENSE_LIMIT` agents (a dense-backend sequence already
+        holds them)."""
+        if self.backend == "sparse" and self.n > DENSE_LIMIT:
+            raise ValueError(
+                f"GraphSequence.{what} builds dense [n, n] weight matrices, but this "
+                f"sparse-backend sequence has n = {self.n} agents > DENSE_LIMIT = "
+                f"{DENSE_LIMIT} ({8 * self.n * self.n:,} bytes per matrix). Use seq.at(t), "
+                "which gives the step's NeighborTable, or seq.fixed_csr() for the weights of a "
+                "static / periodic / explicit sequence as scipy sparse matrices.")
 
     # -- host views --------------------------------------------------------------------------
 
@@ -446,12 +413,59 @@ class GraphSequence:
         idx = np.arange(start, start + num_steps)
         return idx % self.period if self.period is not None else idx
 
+    def fixed_csr(self) -> list[sp.csr_array]:
+        """The weights of a fixed form (static, periodic, explicit, one-peer exponential) as
+        P canonical ``scipy.sparse.csr_array`` matrices, ``W[i, j]`` agent i's weight on agent
+        j (the table entries of the sparse backend, in O(P (n + edges)); the stored dense
+        matrices on the dense backend). Exact: the tables hold copies of the weights.
+
+        Raises:
+            ValueError: a random sequence (its graphs are drawn per step), or traced leaves.
+
+        Example:
+            >>> from decentral.graphs import periodic, ring
+            >>> [w.nnz for w in periodic([ring(4), ring(4, directed=False)],
+            ...                          rule="row", backend="sparse").fixed_csr()]
+            [8, 12]
+        """
+        self._require_concrete("fixed_csr")
+        if self.form == "random":
+            raise ValueError("GraphSequence.fixed_csr() needs a fixed form (static, periodic, "
+                             "explicit, one_peer_exponential); this sequence is random: its "
+                             "graphs are drawn per step.")
+        lv = self.leaves
+        if self.backend == "dense":
+            out = []
+            for w in np.asarray(lv["weights"]):
+                c = sp.csr_array(w)
+                c.eliminate_zeros()
+                out.append(c)
+            return out
+        idx, weight, mask = (np.asarray(lv[k]) for k in _TABLE_LEAVES)
+        n, width = idx.shape[1:]
+        out = []
+        for idx_t, w_t, m_t in zip(idx, weight, mask, strict=True):
+            live = m_t & (w_t != 0)
+            rows = np.repeat(np.arange(n, dtype=np.int32), width).reshape(n, width)
+            c = sp.csr_array((w_t[live], (rows[live], idx_t[live])), shape=(n, n))
+            c.sum_duplicates()
+            out.append(c)
+        return out
+
     def _fixed_host(self) -> np.ndarray:
         """The stored ``[P, N, N]`` stack of a fixed form, as host numpy (dense rebuilt from
-        the tables on the sparse backend; exact: the table holds copies of the weights)."""
+        the tables on the sparse backend; exact: the table holds copies of the weights).
+
+        Raises:
+            ValueError: on the sparse backend above :data:`~decentral.graphs.DENSE_LIMIT`
+                agents (use :meth:`fixed_csr`)."""
         lv = self.leaves
         if self.backend == "dense":
             return np.asarray(lv["weights"])
+        if self.n > DENSE_LIMIT:
+            raise ValueError(f"this sparse sequence has {self.n} agents, above DENSE_LIMIT = "
+                             f"{DENSE_LIMIT}: its dense weight stack is not built; use "
+                             "seq.fixed_csr().")
         idx, weight, mask = (np.asarray(lv[k]) for k in _TABLE_LEAVES)
         out = np.zeros((idx.shape[0], self.n, self.n), dtype=weight.dtype)
         p, rows, _ = np.indices(idx.shape)
@@ -464,8 +478,13 @@ class GraphSequence:
         For validators and the absolute probability sequence (outside jit). Fixed forms return
         the stored weights (float64 when built from float64 arrays); random forms return the
         weights :meth:`at` computes (in the default JAX precision).
+
+        Raises:
+            ValueError: a sparse-backend sequence of more than
+                :data:`~decentral.graphs.DENSE_LIMIT` agents (see :meth:`fixed_csr`).
         """
         self._require_concrete("weights_host")
+        self._require_dense_fits("weights_host")
         steps = self._steps(num_steps, start)
         if self.form != "random":
             return self._fixed_host()[steps]
@@ -478,6 +497,7 @@ class GraphSequence:
         (the same drawn graphs; the rule's exact float64 weights whatever the JAX precision).
         """
         self._require_concrete("weights_host64")
+        self._require_dense_fits("weights_host64")
         if self.form != "random":
             return self.weights_host(num_steps, start=start, key=key)
         steps = self._steps(num_steps, start)
@@ -499,6 +519,15 @@ class GraphSequence:
         return f"GraphSequence(form={self.form!r}, n={self.n}, backend={self.backend!r}{extra})"
 
 
+def _as_key(key):
+    """A typed PRNG key from a key or an integer seed."""
+    if isinstance(key, bool):
+        raise ValueError(f"expected a PRNG key or an integer seed, got {key!r}.")
+    if isinstance(key, (int, np.integer)):
+        return jax.random.key(int(key))
+    return key
+
+
 def _random_batch(seq: GraphSequence, start: int, count: int, draw_key, pattern: bool):
     """Dense weights (or boolean patterns) of ``count`` steps from ``start``; lengths are
     padded to powers of two so few shapes are compiled (one compile per sequence structure)."""
@@ -517,257 +546,3 @@ def _random_batch_jit(seq, ts, draw_key, pattern):
     return jax.vmap(one)(ts)
 
 
-def _fixed(form: str, w: np.ndarray, rule: str | None, backend: str) -> GraphSequence:
-    """A static / periodic / explicit / one-peer sequence over the weight stack ``w``."""
-    _check_backend(backend)
-    n = w.shape[1]
-    period = w.shape[0] if form != "explicit" else None
-    length = w.shape[0] if form == "explicit" else None
-    if backend == "dense":
-        leaves = {"weights": w}
-    else:
-        eye = np.eye(n, dtype=bool)
-        pattern = np.any(w > 0, axis=0) | eye
-        k = int((pattern & ~eye).sum(axis=1).max(initial=0)) + 1
-        parts = []
-        for wt in w:
-            idx, mask = _table_layout((wt > 0) | eye, k)
-            weight = np.where(mask, wt[np.arange(n)[:, None], idx], 0.0).astype(w.dtype)
-            parts.append((idx, weight, mask))
-        leaves = dict(zip(_TABLE_LEAVES, (np.stack(p) for p in zip(*parts, strict=True)),
-                          strict=True))
-    return GraphSequence(form=form, n=n, backend=backend, rule=rule, leaves=leaves,
-                         period=period, length=length)
-
-
-def static(graph, *, rule: str | None = None, backend: str = "dense") -> GraphSequence:
-    """The same graph at every step.
-
-    Args:
-        graph: a row- or column-stochastic weight matrix ``W [N, N]``, or a boolean adjacency
-            together with ``rule``.
-        rule: ``"row"``, ``"column"`` or ``"metropolis"`` when ``graph`` is an adjacency.
-        backend: ``"dense"`` or ``"sparse"``.
-
-    Raises:
-        ValueError: ``graph`` is a weight matrix that is neither row- nor column-stochastic
-            (a 0/1 array is an adjacency: pass ``adj.astype(bool)`` with a rule), or a
-            non-boolean array comes with a rule.
-
-    Example:
-        >>> from decentral.graphs import ring
-        >>> seq = static(ring(5), rule="row")
-        >>> seq.at(7).shape
-        (5, 5)
-    """
-    w = _weights_from(graph, rule, "graph")
-    return _fixed("static", w[None], rule, backend)
-
-
-def periodic(graphs, *, rule: str | None = None, backend: str = "dense") -> GraphSequence:
-    """``W_t = graphs[t % P]`` over a stack (or list) of P weight matrices / adjacencies.
-
-    Example:
-        >>> from decentral.graphs import complete, ring
-        >>> seq = periodic([ring(3), complete(3)], rule="row")
-        >>> seq.period, float(seq.at(5)[0, 1])        # step 5 is graph 1: K_3
-        (2, 0.3333333432674408)
-    """
-    w = _stack_weights(graphs, rule)
-    return _fixed("periodic", w, rule, backend)
-
-
-def explicit(graphs, *, rule: str | None = None, backend: str = "dense") -> GraphSequence:
-    """``W_t = graphs[t]`` for t < T over a stack built offline; longer runs are refused.
-
-    Example:
-        >>> from decentral.graphs import complete, ring
-        >>> seq = explicit([ring(3), complete(3)], rule="row")
-        >>> seq.length
-        2
-    """
-    w = _stack_weights(graphs, rule)
-    return _fixed("explicit", w, rule, backend)
-
-
-def random_edge_drops(base, drop_prob: float, *, rule: str = "row", key=None,
-                      shared_across_seeds: bool = True, symmetric_drops: bool | None = None,
-                      backend: str = "dense") -> GraphSequence:
-    """Random sequence: every non-self edge of ``base`` is dropped with probability
-    ``drop_prob`` independently at each step (from ``fold_in(key, t)``), then re-weighted.
-
-    Args:
-        base: boolean base adjacency with self-loops (symmetric bases drop symmetrically).
-        drop_prob: per-step drop probability in [0, 1).
-        rule: weight rule applied to each step's graph (``"metropolis"`` needs a symmetric base).
-        key: the sequence's own PRNG key (or an int seed), used when ``shared_across_seeds``.
-        shared_across_seeds: True — every seed sees the same graphs (``at(t)``); False — the
-            caller passes each seed's key (``at(t, key)``).
-        symmetric_drops: drop both directions of an undirected edge together (one draw per
-            edge). Default: True iff ``base`` is symmetric; False on a symmetric base drops
-            the two directions independently; True needs a symmetric base.
-        backend: ``"dense"`` or ``"sparse"``.
-
-    The draws are float32 uniforms whatever the global precision, so one key gives the same
-    graphs with and without ``jax_enable_x64``.
-
-    Example:
-        >>> from decentral.graphs import complete
-        >>> seq = random_edge_drops(complete(4), 0.5, key=0)
-        >>> seq.num_edges                     # undirected K_4: 6 edges, one draw each
-        6
-        >>> bool((seq.weights_host(3).sum(axis=2) > 0.999).all())
-        True
-    """
-    a = as_adjacency(base, name="base")
-    _check_rule(rule)
-    _check_backend(backend)
-    if isinstance(drop_prob, bool) or not isinstance(drop_prob, (int, float, np.floating,
-                                                                 np.integer)) \
-            or not (np.isfinite(drop_prob) and 0.0 <= drop_prob < 1.0):
-        raise ValueError(f"drop_prob must be a number in [0, 1), got {drop_prob!r}.")
-    if rule == "metropolis" and not np.array_equal(a, a.T):
-        raise ValueError("rule='metropolis' needs an undirected (symmetric) base graph.")
-    symmetric = bool(np.array_equal(a, a.T))
-    if symmetric_drops is None:
-        symmetric_drops = symmetric
-    if symmetric_drops and not symmetric:
-        raise ValueError("symmetric_drops=True needs a symmetric (undirected) base graph.")
-    if rule == "metropolis" and not symmetric_drops:
-        raise ValueError("rule='metropolis' needs symmetric drops (each step undirected).")
-    if shared_across_seeds:
-        if key is None:
-            raise ValueError("a shared random sequence needs its own key: pass key=jax.random."
-                             "key(seed) or an integer seed.")
-        key = _as_key(key)
-    elif key is not None:
-        raise ValueError("shared_across_seeds=False draws from each seed's key (at(t, key)); "
-                         "the sequence takes no key of its own: drop key=.")
-    n = a.shape[0]
-    idx, mask = _table_layout(a, None)
-    # One uniform draw per edge of the base graph (an undirected edge is one edge): the
-    # off-diagonal entries (receiver, sender) and the edge each belongs to.
-    recv, send = np.nonzero(a & ~np.eye(n, dtype=bool))
-    lo, hi = np.minimum(recv, send), np.maximum(recv, send)
-    key_of = lo * n + hi if symmetric_drops else recv * n + send
-    uniq, edge_of_entry = np.unique(key_of, return_inverse=True)
-    rows = np.broadcast_to(np.arange(n)[:, None], idx.shape)
-    ea, eb = (np.minimum(rows, idx), np.maximum(rows, idx)) if symmetric_drops else (rows, idx)
-    real = mask.copy()
-    real[:, 0] = False                               # k = 0 (self) and padding: no edge
-    edge_table = np.where(real, np.searchsorted(uniq, ea * n + eb), uniq.size)
-    leaves = {"base": a, "drop_prob": float(drop_prob), "key": key,
-              "recv": recv.astype(np.int32), "send": send.astype(np.int32),
-              "edge_of_entry": edge_of_entry.reshape(-1).astype(np.int32),
-              "base_idx": idx, "base_mask": mask, "edge_table": edge_table.astype(np.int32)}
-    return GraphSequence(form="random", n=n, backend=backend, rule=rule, leaves=leaves,
-                         shared_across_seeds=shared_across_seeds,
-                         symmetric_drops=bool(symmetric_drops), num_edges=int(uniq.size))
-
-
-def _as_key(key):
-    """A typed PRNG key from a key or an integer seed."""
-    if isinstance(key, bool):
-        raise ValueError(f"expected a PRNG key or an integer seed, got {key!r}.")
-    if isinstance(key, (int, np.integer)):
-        return jax.random.key(int(key))
-    return key
-
-
-def one_peer_exponential(n: int, *, rule: str = "row", backend: str = "dense") -> GraphSequence:
-    """One-peer exponential graphs: at step t agent i hears itself and ``i − 2^(t mod τ)``,
-    ``τ = ⌈log₂ n⌉`` (period τ; for n = 1 the single graph is the self-loop).
-
-    Every agent has in-degree 2 (itself and one peer) and, as ``j ↦ j + 2^k`` is a bijection,
-    out-degree 2 as well; so ``rule="row"`` (``1/|N_i|``) and ``rule="column"``
-    (``1/|N_j^-|``) both put 1/2 on every edge, and each step is doubly stochastic.
-
-    Example:
-        >>> seq = one_peer_exponential(8)
-        >>> seq.period, float(seq.at(2)[0, 4])        # step 2: agent 0 hears 0 − 4 = 4 (mod 8)
-        (3, 0.5)
-    """
-    n = check_int(n, "n", minimum=1)
-    tau = max(1, math.ceil(math.log2(n))) if n > 1 else 1
-    i = np.arange(n)
-    adjs = []
-    for k in range(tau):
-        a = np.eye(n, dtype=bool)
-        if n > 1:
-            a[i, (i - 2**k) % n] = True
-        adjs.append(a)
-    return _fixed("one_peer_exponential", _stack_weights(adjs, rule), rule, backend)
-
-
-def as_sequence(graph, *, rule: str | None = None, backend: str | None = None,
-                default_rule: str | None = None) -> GraphSequence:
-    """The one graph convention of every algorithm factory: a sequence from what a user gives.
-
-    Accepted, and nothing else:
-
-    * a :class:`GraphSequence` (any form, any backend), returned as it is;
-    * a weight matrix ``W [N, N]`` (row- or column-stochastic, positive diagonal): the static
-      sequence of W;
-    * a boolean adjacency ``adj [N, N]`` (``adj[i, j]``: i receives from j, self-loops
-      included) together with a weight ``rule`` (``"row"``, ``"column"``, ``"metropolis"``):
-      the static sequence of the rule's weights.
-
-    Args:
-        graph: see above.
-        rule: the weight rule of an adjacency (None for a weight matrix or a sequence; a
-            sequence built with another rule is refused).
-        backend: ``"dense"`` or ``"sparse"`` for a sequence built here (default ``"dense"``);
-            a given sequence must already be on it.
-        default_rule: the rule an algorithm applies to an adjacency given without one (a
-            factory's documented default, e.g. W-MSR, which reads only who hears whom); None:
-            an adjacency needs ``rule``.
-
-    Raises:
-        ValueError: anything else (lists, stacks, other shapes and dtypes), with one message
-            that names what is accepted; a sequence on another backend or with another rule.
-
-    Example:
-        >>> from decentral.graphs import ring, row_stochastic
-        >>> as_sequence(ring(4), rule="row").describe()
-        "form='static', n=4, backend='dense', rule='row'"
-        >>> as_sequence(row_stochastic(ring(4)), backend="sparse").backend
-        'sparse'
-    """
-    if backend is not None:
-        _check_backend(backend)
-    if isinstance(graph, GraphSequence):
-        if backend is not None and graph.backend != backend:
-            raise ValueError(f"graphs is a sequence on the {graph.backend!r} backend but "
-                             f"backend={backend!r} was asked; build the sequence with "
-                             f"backend={backend!r} (or drop backend=).")
-        if rule is not None and graph.rule != rule:
-            raise ValueError(f"graphs is a sequence built with rule={graph.rule!r}; rule="
-                             f"{rule!r} applies to an adjacency only. Drop rule= or build the "
-                             f"sequence with rule={rule!r}.")
-        return graph
-    accepted = ("graphs must be a decentral.graphs.GraphSequence (static, periodic, explicit, "
-                "random_edge_drops, one_peer_exponential), a row- or column-stochastic weight "
-                "matrix [N, N], or a boolean adjacency [N, N] with rule='row', 'column' or "
-                "'metropolis'")
-    if isinstance(graph, (list, tuple)) or isinstance(graph, (str, bytes, dict)) or \
-            graph is None:
-        hint = " (for a sequence of graphs use periodic(...) or explicit(...))" \
-            if isinstance(graph, (list, tuple)) else ""
-        raise ValueError(f"{accepted}; got {type(graph).__name__}{hint}.")
-    try:
-        arr = np.asarray(graph)
-    except Exception:
-        raise ValueError(f"{accepted}; got {type(graph).__name__}.") from None
-    if arr.ndim != 2 or arr.shape[0] != arr.shape[1] or arr.shape[0] < 1:
-        hint = (" (a stack of graphs: use periodic(...) or explicit(...))" if arr.ndim == 3
-                else "")
-        raise ValueError(f"{accepted}; got an array of shape {arr.shape}{hint}.")
-    if arr.dtype == np.bool_:
-        use = rule if rule is not None else default_rule
-        if use is None:
-            raise ValueError(f"{accepted}; got a boolean adjacency without a rule: pass "
-                             "rule='row', 'column' or 'metropolis'.")
-        return static(arr, rule=use, backend=backend or "dense")
-    if not (np.issubdtype(arr.dtype, np.floating) or np.issubdtype(arr.dtype, np.integer)):
-        raise ValueError(f"{accepted}; got an array of dtype {arr.dtype}.")
-    return static(arr, rule=rule, backend=backend or "dense")

@@ -21,7 +21,10 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["is_sparse", "as_sparse_adjacency", "csr_from_pairs", "csr_from_rows", "index_dtype"]
+from decentral._checks import is_float_dtype
+
+__all__ = ["is_sparse", "as_sparse_adjacency", "as_sparse_weights", "csr_from_pairs",
+           "csr_from_rows", "csr_rows", "index_dtype", "require_sparse_symmetric"]
 
 _INT32_MAX = np.iinfo(np.int32).max
 
@@ -131,3 +134,98 @@ def as_sparse_adjacency(adj, *, name: str = "adj", require_self_loops: bool = Tr
                 f"{'...' if len(missing) > 10 else ''}; every agent must hear itself. Add "
                 "them with decentral.graphs.add_self_loops(adj).")
     return a
+
+
+def as_sparse_weights(W, *, name: str = "W", require_self_loops: bool = True) -> sp.csr_array:
+    """A canonical float CSR copy of a scipy sparse weight matrix, after checking it.
+
+    The sparse counterpart of the dense weight checks: ``W[i, j] > 0`` iff agent i receives
+    from agent j (row i holds agent i's in-weights). Stored zeros are dropped, so the stored
+    entries are exactly the pattern ``W > 0``.
+
+    Args:
+        W: scipy sparse array or matrix (any format), square, real (integers become float64;
+            booleans are adjacencies and are refused), finite and non-negative.
+        name: how the argument is called in error messages.
+        require_self_loops: if True, every diagonal entry must be positive.
+
+    Returns:
+        ``scipy.sparse.csr_array`` of W's float dtype with sorted indices, no repeated entries
+        and no stored zeros.
+
+    Raises:
+        ValueError: ``W`` is not scipy sparse, not square, empty, boolean or not real, has a
+            NaN / infinite / negative entry, or a non-positive diagonal entry when self-loops
+            are required.
+    """
+    if not sp.issparse(W):
+        raise ValueError(f"{name} must be a scipy sparse weight matrix; got "
+                         f"{type(W).__name__}.")
+    shape = W.shape
+    if len(shape) != 2 or shape[0] != shape[1]:
+        raise ValueError(f"{name} must be a square [n, n] sparse weight matrix; got shape "
+                         f"{shape}.")
+    if shape[0] == 0:
+        raise ValueError(f"{name} has no agents (shape {shape}); need n >= 1.")
+    dtype = W.dtype
+    if dtype == np.bool_:
+        raise ValueError(f"{name} is a boolean sparse adjacency, not a weight matrix: turn it "
+                         "into weights with a weight rule (row_stochastic, column_stochastic, "
+                         "metropolis) or pass it with rule=.")
+    if not is_float_dtype(dtype):
+        if not np.issubdtype(dtype, np.integer):
+            raise ValueError(f"{name} must hold real numbers; got dtype {dtype}.")
+        dtype = np.dtype(np.float64)
+    w = sp.csr_array(W, dtype=dtype, copy=True)
+    w.sum_duplicates()
+    if not np.all(np.isfinite(w.data)):
+        e = int(np.flatnonzero(~np.isfinite(w.data))[0])
+        raise ValueError(f"{name} has a NaN or infinite entry (first at index "
+                         f"{_entry_of(w, e)}); weights must be finite.")
+    if np.any(w.data < 0):
+        e = int(np.flatnonzero(w.data < 0)[0])
+        raise ValueError(f"{name} has a negative entry {w.data[e]!r} at index "
+                         f"{_entry_of(w, e)}; mixing weights must be non-negative.")
+    w.eliminate_zeros()
+    if require_self_loops:
+        diag = w.diagonal() > 0
+        if not diag.all():
+            bad = np.flatnonzero(~diag).tolist()
+            raise ValueError(f"{name} has no self-loop weight at agents {bad[:10]}: every "
+                             "agent must hear itself (W[i, i] > 0).")
+    return w
+
+
+def _entry_of(a: sp.csr_array, e: int) -> list[int]:
+    """``[row, column]`` of the stored entry number ``e`` of a CSR array."""
+    row = int(np.searchsorted(a.indptr, e, side="right")) - 1
+    return [row, int(a.indices[e])]
+
+
+def csr_rows(a: sp.csr_array) -> np.ndarray:
+    """Row index of every stored entry of a CSR array (in storage order), in its index dtype."""
+    n = a.shape[0]
+    return np.repeat(np.arange(n, dtype=a.indices.dtype), np.diff(a.indptr))
+
+
+def require_sparse_symmetric(a: sp.csr_array, *, name: str = "adj", what: str) -> None:
+    """Raise ValueError unless the canonical CSR pattern ``a`` equals its transpose.
+
+    O(edges): the transpose is converted back to canonical CSR and its index arrays compared.
+
+    Args:
+        a: canonical CSR array (sorted indices, no repeats, no stored zeros).
+        name: how the argument is called in the error message.
+        what: what needs the symmetry, for the message (e.g. ``"metropolis weights"``).
+    """
+    t = sp.csr_array(a.T)
+    t.sum_duplicates()
+    if np.array_equal(a.indptr, t.indptr) and np.array_equal(a.indices, t.indices):
+        return
+    diff = (a.astype(bool) != t.astype(bool)).tocoo()
+    i, j = int(diff.row[0]), int(diff.col[0])
+    has = bool(a[i, j])
+    raise ValueError(
+        f"{what} need an undirected (symmetric) adjacency, but {name}[{i}, {j}] = {has} while "
+        f"{name}[{j}, {i}] = {not has}. Use row_stochastic or column_stochastic for directed "
+        f"graphs, or symmetrise with `{name} + {name}.T` (a boolean sum is the logical or).")

@@ -29,8 +29,10 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 import numpy as np
+import scipy.sparse as sp
 
 from ._validate import as_adjacency, as_pattern, as_weights
+from .sparse import as_sparse_adjacency, as_sparse_weights, csr_rows
 
 __all__ = [
     "NeighborTable",
@@ -82,16 +84,79 @@ def _table_layout(pattern: np.ndarray, width: int | None) -> tuple[np.ndarray, n
     return idx, mask
 
 
-def dense_to_table(W, *, width: int | None = None) -> NeighborTable:
-    """Table of a dense weight matrix (host). ``K`` defaults to the max in-degree incl. self.
+def _csr_table_layout(a: sp.csr_array, width: int | None, *, values: bool = False
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """idx, mask (and, with ``values``, the weights) of a canonical CSR graph (host, O(edges)).
 
-    Entries with ``W[i, j] > 0`` become table entries; the weight at ``k = 0`` is ``W[i, i]``
-    (positive: a weight matrix needs its self-loops, as every graph argument).
+    The layout of :func:`_table_layout` without any ``[n, n]`` array: ``a`` is a canonical CSR
+    adjacency or weight matrix (sorted indices, no repeats, no stored zeros, every diagonal
+    entry stored), row i listing agent i's in-neighbours. Column 0 is the agent itself, then
+    its in-neighbours in increasing index order, then padding that repeats the own index
+    (mask False, weight 0). ``values=True`` also returns ``weight [n, K]`` in ``a``'s dtype:
+    the stored ``W[i, idx[i, k]]`` on the mask, 0 on padding.
+    """
+    n = a.shape[0]
+    counts = np.diff(a.indptr) - 1               # off-diagonal in-degree (the diagonal is stored)
+    k_needed = int(counts.max(initial=0)) + 1
+    if width is None:
+        width = k_needed
+    if width < k_needed:
+        raise ValueError(f"table width K={width} is smaller than the largest in-degree incl. "
+                         f"self ({k_needed}); use K >= {k_needed} or K=None.")
+    indices = a.indices
+    rows = csr_rows(a)
+    off = indices != rows
+    if np.all(counts == width - 1):              # every row full (regular graphs): no padding
+        idx = np.empty((n, width), dtype=np.int32)
+        idx[:, 0] = np.arange(n)
+        idx[:, 1:] = indices[off].reshape(n, width - 1)
+        weight = None
+        if values:
+            weight = np.empty((n, width), dtype=a.dtype)
+            weight[:, 0] = a.data[~off]
+            weight[:, 1:] = a.data[off].reshape(n, width - 1)
+        return idx, np.ones((n, width), dtype=bool), weight
+    # position of an off-diagonal entry among its row's off-diagonal entries: its offset in
+    # the row, less one when it comes after the (stored, sorted-in) diagonal entry
+    starts = a.indptr[:-1].astype(np.int64)
+    col = (np.arange(indices.size, dtype=np.int64) - starts[rows] + 1) - (indices > rows)
+    flat = rows[off].astype(np.int64) * width + col[off]
+    del col
+    idx = np.repeat(np.arange(n, dtype=np.int32)[:, None], width, axis=1)
+    idx.reshape(-1)[flat] = indices[off]
+    mask = np.zeros((n, width), dtype=bool)
+    mask[:, 0] = True
+    mask.reshape(-1)[flat] = True
+    weight = None
+    if values:
+        weight = np.zeros((n, width), dtype=a.dtype)
+        weight[:, 0] = a.data[~off]              # one diagonal entry per row, in row order
+        weight.reshape(-1)[flat] = a.data[off]
+    return idx, mask, weight
+
+
+def dense_to_table(W, *, width: int | None = None) -> NeighborTable:
+    """Table of a weight matrix (host). ``K`` defaults to the max in-degree incl. self.
+
+    Entries with ``W[i, j] > 0`` (agent i receives from agent j) become table entries; the
+    weight at ``k = 0`` is ``W[i, i]`` (positive: a weight matrix needs its self-loops, as
+    every graph argument).
+
+    ``W`` may be a dense array or a scipy sparse weight matrix (any format; read as CSR, row i
+    holding agent i's in-weights): a sparse one is laid out in O(edges) without an ``[n, n]``
+    array, into the very table the dense matrix gives.
 
     Example:
         >>> dense_to_table(np.array([[0.5, 0.5], [0.0, 1.0]])).mask.tolist()
         [[True, True], [True, False]]
+        >>> import scipy.sparse as sp
+        >>> dense_to_table(sp.csr_array(np.array([[0.5, 0.5], [0.0, 1.0]]))).idx.tolist()
+        [[0, 1], [1, 1]]
     """
+    if sp.issparse(W):
+        idx, mask, weight = _csr_table_layout(as_sparse_weights(W, name="W"), width,
+                                              values=True)
+        return NeighborTable(jnp.asarray(idx), jnp.asarray(weight), jnp.asarray(mask))
     pattern = as_pattern(W, name="W")
     w = as_weights(W)
     n = w.shape[0]
@@ -101,7 +166,21 @@ def dense_to_table(W, *, width: int | None = None) -> NeighborTable:
 
 
 def adjacency_to_table(adj, *, width: int | None = None) -> NeighborTable:
-    """Table of a boolean adjacency with self-loops; weights are the mask as floats (0/1)."""
+    """Table of a boolean adjacency with self-loops; weights are the mask as floats (0/1).
+
+    ``adj[i, j]`` True iff agent i receives from agent j. ``adj`` may be a dense array or a
+    scipy sparse boolean adjacency (any format; row i lists agent i's in-neighbours): a
+    sparse one is laid out in O(edges) into the table the dense adjacency gives.
+
+    Example:
+        >>> from decentral.graphs import ring
+        >>> adjacency_to_table(ring(4, sparse=True)).idx.tolist()
+        [[0, 3], [1, 0], [2, 1], [3, 2]]
+    """
+    if sp.issparse(adj):
+        idx, mask, _ = _csr_table_layout(as_sparse_adjacency(adj, name="adj"), width)
+        return NeighborTable(jnp.asarray(idx), jnp.asarray(mask.astype(np.float64)),
+                             jnp.asarray(mask))
     a = as_adjacency(adj)
     idx, mask = _table_layout(a, width)
     return NeighborTable(jnp.asarray(idx), jnp.asarray(mask.astype(np.float64)),
