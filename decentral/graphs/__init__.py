@@ -53,7 +53,7 @@ from .constructors import (
     static,
 )
 from .perron import APSResult, absolute_probability_sequence, closed_classes, perron_vector
-from .random_graphs import erdos_renyi, random_regular
+from .random_graphs import erdos_renyi, random_geometric, random_regular
 from .robustness import is_r_robust, is_rs_robust, r_robustness, robustness_witness
 from .sequences import GraphSequence
 from .tables import (
@@ -92,7 +92,8 @@ __all__ = [
     "from_networkx", "gather", "grid2d", "is_column_stochastic", "is_doubly_stochastic",
     "is_r_robust", "is_row_stochastic", "is_rs_robust", "is_strongly_connected", "masked_max",
     "metropolis", "min_positive_weight", "mix", "one_peer_exponential", "path", "periodic",
-    "perron_vector", "prescribed_pi_weights", "r_robustness", "random_edge_drops", "random_regular",
+    "perron_vector", "prescribed_pi_weights", "r_robustness", "random_edge_drops",
+    "random_geometric", "random_regular",
     "read_adjlist", "replace_sender_messages", "require_stochastic",
     "require_stochastic_sequence", "ring", "robustness_witness", "row_stochastic",
     "sequence_stochasticity_failure", "star", "static", "stochasticity_violations",
