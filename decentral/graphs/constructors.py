@@ -60,6 +60,26 @@ def _as_dense_input(g):
     return g.toarray() if sp.issparse(g) else g
 
 
+def _require_row_or_column_stochastic(w, name: str, *, zero_one: bool) -> None:
+    """Refuse weights ``w`` (dense or CSR) that are neither row- nor column-stochastic, saying
+    whether they look like an adjacency (``zero_one``: every stored weight is 0 or 1)."""
+    rows = stochasticity_violations(w, axis=1)
+    cols = stochasticity_violations(w, axis=0)
+    if rows and cols:
+        k, s = rows[0]
+        if zero_one:
+            raise ValueError(
+                f"{name} holds only 0s and 1s: it is an adjacency, not weights (row {k} sums "
+                f"to its in-degree {s:g}). Pass it as a boolean adjacency with a weight rule, "
+                f"e.g. static({name}.astype(bool), rule='row').")
+        c, cs = cols[0]
+        raise ValueError(
+            f"{name} is neither row- nor column-stochastic (row {k} sums to {s!r}, column {c} "
+            f"to {cs!r}, tolerance {effective_tolerance(w):.1e}). Weights given as a matrix must "
+            f"be stochastic; normalise them, or pass the boolean pattern `({name} > 0)` with "
+            "rule='row', 'column' or 'metropolis'.")
+
+
 def _weights_from(graph, rule: str | None, name: str) -> np.ndarray:
     """Weight matrix from a boolean adjacency + rule, or a given weight matrix (no rule).
 
@@ -83,21 +103,7 @@ def _weights_from(graph, rule: str | None, name: str) -> np.ndarray:
                          f"weights. If {name} is a 0/1 adjacency pass `{name}.astype(bool)` "
                          f"with rule={rule!r}; if it holds weights, drop `rule`.")
     w = require_self_weights(as_weights(g, name=name), name)
-    rows = stochasticity_violations(w, axis=1)
-    cols = stochasticity_violations(w, axis=0)
-    if rows and cols:
-        k, s = rows[0]
-        if np.all((w == 0) | (w == 1)):
-            raise ValueError(
-                f"{name} holds only 0s and 1s: it is an adjacency, not weights (row {k} sums "
-                f"to its in-degree {s:g}). Pass it as a boolean adjacency with a weight rule, "
-                f"e.g. static({name}.astype(bool), rule='row').")
-        c, cs = cols[0]
-        raise ValueError(
-            f"{name} is neither row- nor column-stochastic (row {k} sums to {s!r}, column {c} "
-            f"to {cs!r}, tolerance {effective_tolerance(w):.1e}). Weights given as a matrix must "
-            f"be stochastic; normalise them, or pass the boolean pattern `({name} > 0)` with "
-            "rule='row', 'column' or 'metropolis'.")
+    _require_row_or_column_stochastic(w, name, zero_one=bool(np.all((w == 0) | (w == 1))))
     return w
 
 
@@ -120,21 +126,7 @@ def _sparse_weights_from(graph, rule: str | None, name: str) -> sp.csr_array:
                          f"weights. If {name} is a 0/1 adjacency pass `{name}.astype(bool)` "
                          f"with rule={rule!r}; if it holds weights, drop `rule`.")
     w = as_sparse_weights(graph, name=name)
-    rows = stochasticity_violations(w, axis=1)
-    cols = stochasticity_violations(w, axis=0)
-    if rows and cols:
-        k, s = rows[0]
-        if np.all(w.data == 1):
-            raise ValueError(
-                f"{name} holds only 0s and 1s: it is an adjacency, not weights (row {k} sums "
-                f"to its in-degree {s:g}). Pass it as a boolean adjacency with a weight rule, "
-                f"e.g. static({name}.astype(bool), rule='row').")
-        c, cs = cols[0]
-        raise ValueError(
-            f"{name} is neither row- nor column-stochastic (row {k} sums to {s!r}, column {c} "
-            f"to {cs!r}, tolerance {effective_tolerance(w):.1e}). Weights given as a matrix must "
-            f"be stochastic; normalise them, or pass the boolean pattern `({name} > 0)` with "
-            "rule='row', 'column' or 'metropolis'.")
+    _require_row_or_column_stochastic(w, name, zero_one=bool(np.all(w.data == 1)))
     return w
 
 
