@@ -447,6 +447,13 @@ def _random_witnesses(seq: GraphSequence) -> list[tuple[np.ndarray, str]]:
     that breaks the stochasticity a rule does not guarantee: a single kept directed edge
     (independent drops), or two kept undirected edges at one agent (symmetric drops; a graph
     whose edges are all disjoint keeps every rule doubly stochastic)."""
+    if seq.leaves["base"] is None:
+        raise ValueError(
+            f"this random edge-drop sequence has {seq.n} agents, above DENSE_LIMIT = "
+            f"{DENSE_LIMIT}, and its rule {seq.rule!r} does not guarantee the stochasticity "
+            "asked for: the check by witness patterns needs the dense base graph, which a "
+            "sequence this large does not hold. Use the rule the algorithm needs (row for "
+            "pull mixing, column for push-sum).")
     base = np.asarray(seq.leaves["base"], bool)
     out = [(base, "the base graph (no edge dropped)")]
     if np.all(np.asarray(seq.leaves["drop_prob"]) == 0.0):     # (a swept drop_prob: any > 0)

@@ -17,7 +17,14 @@ from decentral._checks import check_int
 from ._validate import as_adjacency, as_weights, require_self_weights
 from .builders import DENSE_LIMIT
 from .sequences import _TABLE_LEAVES, GraphSequence, _as_key, _check_backend, _check_rule
-from .sparse import as_sparse_adjacency, as_sparse_weights, require_sparse_symmetric
+from .sparse import (
+    as_sparse_adjacency,
+    as_sparse_weights,
+    csr_rows,
+    is_sparse_symmetric,
+    require_sparse_symmetric,
+    transpose_positions,
+)
 from .tables import (
     _csr_table_layout,
     _table_layout,
@@ -299,6 +306,37 @@ def explicit(graphs, *, rule: str | None = None, backend: str | None = None) -> 
     return _fixed_from("explicit", _graph_items(graphs), rule, backend)
 
 
+def _sparse_drop_leaves(a: sp.csr_array, symmetric_drops: bool) -> tuple[dict, int]:
+    """The index leaves of a random sequence over a canonical CSR base ``a`` and its edge
+    count, in O(n + edges): exactly the arrays :func:`random_edge_drops` derives from the dense
+    base of the same graph (entries in row-major order, edges numbered in increasing
+    ``(lo, hi)`` / ``(receiver, sender)`` order, the same table layout)."""
+    rows = csr_rows(a)
+    off = a.indices != rows
+    recv, send = rows[off], a.indices[off]
+    if symmetric_drops:
+        # an undirected edge {lo, hi} is numbered by the rank of its stored entry (lo, hi)
+        # among the entries above the diagonal (CSR order is increasing (lo, hi) there); an
+        # entry below the diagonal takes the number of its mirror entry
+        upper = a.indices > rows
+        rank = np.cumsum(upper, dtype=np.int64) - 1
+        edge = np.where(upper, rank, rank[transpose_positions(a)])
+        edge_of_entry = edge[off]
+        num_edges = int(upper.sum())
+    else:                                  # the entries are the edges, already in key order
+        num_edges = int(recv.size)
+        edge_of_entry = np.arange(num_edges, dtype=np.int64)
+    idx, mask, _ = _csr_table_layout(a, None)
+    real = mask.copy()
+    real[:, 0] = False                     # k = 0 (self) and padding: no edge
+    edge_table = np.full(mask.shape, num_edges, dtype=np.int32)
+    edge_table[real] = edge_of_entry       # row-major: row i's in-neighbours in index order
+    leaves = {"recv": recv.astype(np.int32), "send": send.astype(np.int32),
+              "edge_of_entry": edge_of_entry.astype(np.int32), "base_idx": idx,
+              "base_mask": mask, "edge_table": edge_table}
+    return leaves, num_edges
+
+
 def random_edge_drops(base, drop_prob: float, *, rule: str = "row", key=None,
                       shared_across_seeds: bool = True, symmetric_drops: bool | None = None,
                       backend: str = "dense") -> GraphSequence:
@@ -307,9 +345,11 @@ def random_edge_drops(base, drop_prob: float, *, rule: str = "row", key=None,
 
     Args:
         base: boolean base adjacency with self-loops (symmetric bases drop symmetrically),
-            ``base[i, j]`` True iff agent i receives from agent j; a scipy sparse base is
-            taken up to :data:`~decentral.graphs.DENSE_LIMIT` agents (through a dense copy:
-            the per-edge sparse construction is not there yet).
+            ``base[i, j]`` True iff agent i receives from agent j; dense, or a scipy sparse
+            array (any format). A sparse base is read from its CSR arrays in O(n + edges) and
+            gives the same sequence (leaves, draws, digest) as its dense copy; above
+            :data:`~decentral.graphs.DENSE_LIMIT` agents it needs ``backend="sparse"`` and the
+            sequence then holds no dense base (its ``base`` leaf is None).
         drop_prob: per-step drop probability in [0, 1).
         rule: weight rule applied to each step's graph (``"metropolis"`` needs a symmetric base).
         key: the sequence's own PRNG key (or an int seed), used when ``shared_across_seeds``.
@@ -321,34 +361,43 @@ def random_edge_drops(base, drop_prob: float, *, rule: str = "row", key=None,
         backend: ``"dense"`` or ``"sparse"``.
 
     The draws are float32 uniforms whatever the global precision, so one key gives the same
-    graphs with and without ``jax_enable_x64``.
+    graphs with and without ``jax_enable_x64``: one uniform per base edge and step, edges
+    numbered in increasing (receiver, sender) order (``(min, max)`` for symmetric drops).
 
     Example:
-        >>> from decentral.graphs import complete
+        >>> from decentral.graphs import complete, exponential
         >>> seq = random_edge_drops(complete(4), 0.5, key=0)
         >>> seq.num_edges                     # undirected K_4: 6 edges, one draw each
         6
         >>> bool((seq.weights_host(3).sum(axis=2) > 0.999).all())
         True
+        >>> big = random_edge_drops(exponential(10**5, sparse=True), 0.3, key=0,
+        ...                         backend="sparse")       # no [n, n] array
+        >>> big.num_edges, big.at(0).idx.shape
+        (1700000, (100000, 18))
     """
     if sp.issparse(base):
-        if base.shape[0] > DENSE_LIMIT:
+        a = as_sparse_adjacency(base, name="base")
+        n = a.shape[0]
+        if backend == "dense" and n > DENSE_LIMIT:
             raise ValueError(
-                f"base is a scipy sparse adjacency of {base.shape[0]} agents: random_edge_drops "
-                f"reads a sparse base through a dense [n, n] copy so far, which is limited to "
-                f"n <= DENSE_LIMIT = {DENSE_LIMIT}. Use a static / periodic sequence of the "
-                "sparse graph (backend='sparse') at this size.")
-        base = as_sparse_adjacency(base, name="base").toarray()
-    a = as_adjacency(base, name="base")
+                f"base is a scipy sparse adjacency of {n} agents: backend='dense' would build "
+                f"dense [n, n] weights of {8 * n * n:,} bytes per step; dense graphs are "
+                f"limited to n <= DENSE_LIMIT = {DENSE_LIMIT}. Use backend='sparse': the "
+                "drops are then drawn per edge and each step is a neighbour table.")
+        symmetric = is_sparse_symmetric(a)
+    else:
+        a = as_adjacency(base, name="base")
+        n = a.shape[0]
+        symmetric = bool(np.array_equal(a, a.T))
     _check_rule(rule)
     _check_backend(backend)
     if isinstance(drop_prob, bool) or not isinstance(drop_prob, (int, float, np.floating,
                                                                  np.integer)) \
             or not (np.isfinite(drop_prob) and 0.0 <= drop_prob < 1.0):
         raise ValueError(f"drop_prob must be a number in [0, 1), got {drop_prob!r}.")
-    if rule == "metropolis" and not np.array_equal(a, a.T):
+    if rule == "metropolis" and not symmetric:
         raise ValueError("rule='metropolis' needs an undirected (symmetric) base graph.")
-    symmetric = bool(np.array_equal(a, a.T))
     if symmetric_drops is None:
         symmetric_drops = symmetric
     if symmetric_drops and not symmetric:
@@ -363,7 +412,16 @@ def random_edge_drops(base, drop_prob: float, *, rule: str = "row", key=None,
     elif key is not None:
         raise ValueError("shared_across_seeds=False draws from each seed's key (at(t, key)); "
                          "the sequence takes no key of its own: drop key=.")
-    n = a.shape[0]
+    if sp.issparse(a):
+        index_leaves, num_edges = _sparse_drop_leaves(a, bool(symmetric_drops))
+        # the dense base only where it fits (the checks of a drawn graph read it); above the
+        # dense limit the sequence holds the base as its table and edge arrays only
+        dense_base = a.toarray() if n <= DENSE_LIMIT else None
+        leaves = {"base": dense_base, "drop_prob": float(drop_prob), "key": key,
+                  **index_leaves}
+        return GraphSequence(form="random", n=n, backend=backend, rule=rule, leaves=leaves,
+                             shared_across_seeds=shared_across_seeds,
+                             symmetric_drops=bool(symmetric_drops), num_edges=num_edges)
     idx, mask = _table_layout(a, None)
     # One uniform draw per edge of the base graph (an undirected edge is one edge): the
     # off-diagonal entries (receiver, sender) and the edge each belongs to.

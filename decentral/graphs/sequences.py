@@ -21,8 +21,10 @@ Forms:
   probability ``drop_prob`` at every step, from ``fold_in(key, t)`` (one uniform draw per base
   edge, O(edges) per step, the same draws on both backends); self-loops always kept;
   undirected bases drop symmetrically (an undirected edge is one draw); then re-weighted by
-  the rule. ``shared_across_seeds`` says whether every Monte-Carlo seed sees the same draw
-  (the sequence's own key) or its own (the caller passes a per-seed key to ``at``);
+  the rule. A scipy sparse base is read in O(n + edges) and, on the sparse backend, taken at
+  any size (above :data:`~decentral.graphs.DENSE_LIMIT` the ``base`` leaf is None).
+  ``shared_across_seeds`` says whether every Monte-Carlo seed sees the same draw (the
+  sequence's own key) or its own (the caller passes a per-seed key to ``at``);
 * :func:`one_peer_exponential` — the time-varying one-peer exponential graph of decentralized
   training: at step t agent i hears only itself and ``i − 2^(t mod ⌈log₂ n⌉)``.
 
@@ -119,8 +121,9 @@ class GraphSequence:
         length: number of steps an explicit stack supplies; None for unbounded forms.
         shared_across_seeds: for random forms, whether all seeds see one draw.
         leaves: the array leaves by name (``weights`` for dense fixed forms; ``idx``,
-            ``weight``, ``mask`` stacks for sparse fixed forms; ``base``, ``drop_prob``,
-            ``key`` and index arrays for random forms).
+            ``weight``, ``mask`` stacks for sparse fixed forms; ``base`` (None for a sparse
+            base above the dense limit), ``drop_prob``, ``key`` and index arrays for random
+            forms).
 
     Example:
         >>> from decentral.graphs import ring, static

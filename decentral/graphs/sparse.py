@@ -208,6 +208,29 @@ def csr_rows(a: sp.csr_array) -> np.ndarray:
     return np.repeat(np.arange(n, dtype=a.indices.dtype), np.diff(a.indptr))
 
 
+def is_sparse_symmetric(a: sp.csr_array) -> bool:
+    """True iff the canonical CSR pattern ``a`` equals its transpose (O(edges), as
+    :func:`require_sparse_symmetric` compares them)."""
+    t = sp.csr_array(a.T)
+    t.sum_duplicates()
+    return bool(np.array_equal(a.indptr, t.indptr) and np.array_equal(a.indices, t.indices))
+
+
+def transpose_positions(a: sp.csr_array) -> np.ndarray:
+    """For a canonical CSR array ``a`` with a symmetric pattern, the storage position of the
+    mirror entry ``(j, i)`` of every stored entry ``(i, j)`` (int64 ``[nnz]``, O(edges)).
+
+    The positions ride through one CSR transpose as data (shifted by one so that no position
+    is a zero); with a symmetric pattern the transpose stores its entries in ``a``'s order.
+    """
+    n = a.shape[0]
+    pos = sp.csr_array((np.arange(1, a.nnz + 1, dtype=np.int64), a.indices, a.indptr),
+                       shape=(n, n))
+    t = sp.csr_array(pos.T)
+    t.sort_indices()
+    return t.data - 1
+
+
 def require_sparse_symmetric(a: sp.csr_array, *, name: str = "adj", what: str) -> None:
     """Raise ValueError unless the canonical CSR pattern ``a`` equals its transpose.
 

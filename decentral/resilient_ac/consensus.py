@@ -162,6 +162,12 @@ def values_of(state: ResilientState) -> jax.Array:
 def _patterns(seq: GraphSequence) -> tuple[list[np.ndarray], str]:
     """The distinct boolean patterns a sequence can produce, and what they cover."""
     if seq.form == "random":
+        if seq.leaves["base"] is None:
+            raise ValueError(
+                f"graphs: a random edge-drop sequence of {seq.n} agents (above "
+                "decentral.graphs.DENSE_LIMIT) holds no dense base graph, and W-MSR's "
+                "hypotheses are checked on dense patterns: resilient consensus above "
+                "DENSE_LIMIT agents is not supported yet.")
         return [np.asarray(seq.leaves["base"], bool)], \
             "the base graph of a random edge-drop sequence (a dropped edge can break it)"
     steps = seq.length if seq.length is not None else seq.period
