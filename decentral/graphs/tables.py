@@ -63,24 +63,10 @@ class NeighborTable(NamedTuple):
 
 
 def _table_layout(pattern: np.ndarray, width: int | None) -> tuple[np.ndarray, np.ndarray]:
-    """idx and mask arrays for a boolean pattern with True diagonal (host)."""
-    n = pattern.shape[0]
-    off = pattern & ~np.eye(n, dtype=bool)
-    counts = off.sum(axis=1)
-    k_needed = int(counts.max(initial=0)) + 1
-    if width is None:
-        width = k_needed
-    if width < k_needed:
-        raise ValueError(f"table width K={width} is smaller than the largest in-degree incl. "
-                         f"self ({k_needed}); use K >= {k_needed} or K=None.")
-    # in-neighbours first, in increasing index order (stable sort of "not a neighbour")
-    order = np.argsort(~off, axis=1, kind="stable")[:, : width - 1]
-    if order.shape[1] < width - 1:               # a table wider than n: pure padding columns
-        order = np.pad(order, ((0, 0), (0, width - 1 - order.shape[1])))
-    real = np.arange(width - 1)[None, :] < counts[:, None]
-    own = np.arange(n)[:, None]
-    idx = np.concatenate([own, np.where(real, order, own)], axis=1).astype(np.int32)
-    mask = np.concatenate([np.ones((n, 1), dtype=bool), real], axis=1)
+    """idx and mask arrays for a dense boolean pattern with True diagonal (host): the layout of
+    :func:`_csr_table_layout` on the pattern's CSR form, so dense and sparse graphs share one
+    layout rule."""
+    idx, mask, _ = _csr_table_layout(sp.csr_array(np.asarray(pattern, dtype=bool)), width)
     return idx, mask
 
 
@@ -88,7 +74,7 @@ def _csr_table_layout(a: sp.csr_array, width: int | None, *, values: bool = Fals
                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """idx, mask (and, with ``values``, the weights) of a canonical CSR graph (host, O(edges)).
 
-    The layout of :func:`_table_layout` without any ``[n, n]`` array: ``a`` is a canonical CSR
+    The table layout, without any ``[n, n]`` array: ``a`` is a canonical CSR
     adjacency or weight matrix (sorted indices, no repeats, no stored zeros, every diagonal
     entry stored), row i listing agent i's in-neighbours. Column 0 is the agent itself, then
     its in-neighbours in increasing index order, then padding that repeats the own index
