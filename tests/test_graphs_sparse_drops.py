@@ -193,3 +193,18 @@ def test_dense_backend_above_the_dense_limit_is_refused():
     seq = g.random_edge_drops(big, 0.3, key=1, backend="sparse")
     with pytest.raises(ValueError, match="DENSE_LIMIT"):
         seq.dense_at(0)
+
+
+def test_checks_that_need_the_dense_base_refuse_a_large_drop_sequence():
+    """Above DENSE_LIMIT a drop sequence holds no dense base: a stochasticity check its rule
+    does not guarantee, and W-MSR's hypotheses, refuse it instead of allocating n x n."""
+    from decentral.resilient_ac import check_hypotheses
+
+    big = g.ring(g.DENSE_LIMIT + 1, directed=False, sparse=True)
+    seq = g.random_edge_drops(big, 0.3, rule="column", key=1, backend="sparse")
+    assert seq.leaves["base"] is None
+    assert g.sequence_stochasticity_failure(seq, "column") is None     # guaranteed by the rule
+    with pytest.raises(ValueError, match="DENSE_LIMIT"):
+        g.sequence_stochasticity_failure(seq, "row")
+    with pytest.raises(ValueError, match="DENSE_LIMIT"):
+        check_hypotheses(seq, 1, [0], warn=False)
