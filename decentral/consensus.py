@@ -167,7 +167,8 @@ def consensus(graphs, *, shape: tuple[int, ...] | int | None = None, dtype: Any 
     config = {"graphs": graphs.digest(), "shape": list(trailing), "dtype": str(draw_dtype),
               "per_seed_graphs": drawn_per_seed}
     return Algorithm(init=init, step=step, name="consensus", version="1",
-                     max_horizon=graphs.length, config=config, check_params=check_params)
+                     max_horizon=graphs.length, config=config, check_params=check_params,
+                     num_agents=n)
 
 
 def _require_row_stochastic(graphs: GraphSequence, name: str = "graphs") -> None:

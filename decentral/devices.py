@@ -34,7 +34,7 @@ import jax
 
 from decentral._checks import check_int
 
-__all__ = ["cpu_core_count", "use_all_cpu_cores"]
+__all__ = ["cpu_core_count", "use_all_cpu_cores", "initialize_distributed"]
 
 
 def cpu_core_count() -> int:
@@ -77,3 +77,42 @@ def use_all_cpu_cores(count: int | None = None) -> int:
         return have
     jax.config.update("jax_num_cpu_devices", count)
     return count
+
+
+def initialize_distributed(coordinator_address: str | None = None,
+                           num_processes: int | None = None, process_id: int | None = None, *,
+                           cpu_devices: int | None = None, **kwargs) -> None:
+    """Join a multi-process job (``jax.distributed.initialize``), CPU collectives included.
+
+    Call it first thing in every process of the job, before any JAX computation. After it,
+    ``jax.devices()`` lists every process's devices and :func:`decentral.runner.run`, called
+    the same way in every process, splits seeds (and agents) over all of them and returns the
+    whole result in every process (see ``docs/scaling.md``).
+
+    On CPUs the processes exchange data through gloo (JAX's TCP collectives). It is the
+    default of jax 0.10.2, the oldest version this library allows; the option is set here
+    anyway, so a JAX whose default is none still gets it. Arguments left None are discovered
+    by JAX's cluster detection (SLURM, Open MPI, ...); on a laptop or in a test pass all three
+    (e.g. ``"127.0.0.1:12355", 2, 0`` and ``..., 2, 1``).
+
+    Args:
+        coordinator_address: ``"host:port"`` of process 0's coordinator service.
+        num_processes: processes in the job.
+        process_id: this process's index in ``0 .. num_processes - 1``.
+        cpu_devices: CPU devices of this process (:func:`use_all_cpu_cores`'s count); None
+            keeps JAX's setting.
+        **kwargs: passed on to ``jax.distributed.initialize`` (e.g. ``local_device_ids``,
+            ``initialization_timeout``).
+
+    Raises:
+        RuntimeError: JAX's backend has already started in this process.
+    """
+    if _backends_started():
+        raise RuntimeError("initialize_distributed() must run before any JAX computation "
+                           "(JAX's backend has started in this process); call it right after "
+                           "`import jax`.")
+    if cpu_devices is not None:
+        use_all_cpu_cores(cpu_devices)
+    jax.config.update("jax_cpu_collectives_implementation", "gloo")
+    jax.distributed.initialize(coordinator_address=coordinator_address,
+                               num_processes=num_processes, process_id=process_id, **kwargs)

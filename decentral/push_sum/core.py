@@ -146,7 +146,8 @@ def push_sum(graphs, *, shape: tuple[int, ...] | int | None = None, dtype: Any =
 
     config = {"graphs": graphs.digest(), "shape": list(trailing), "dtype": str(draw_dtype)}
     return Algorithm(init=init, step=step, name="push_sum", version="1",
-                     max_horizon=graphs.length, config=config, check_params=check_params)
+                     max_horizon=graphs.length, config=config, check_params=check_params,
+                     num_agents=graphs.n)
 
 
 class PushSumSAState(NamedTuple):
@@ -237,7 +238,8 @@ def push_sum_sa(problem: LinearSAProblem, graphs, *,
     return Algorithm(init=init, step=step, name="push_sum_sa", version="1",
                      max_horizon=graphs.length, config=config,
                      check_params=sa_check_params(graphs, problem, "column"),
-                     divergence_hint="reduce params.step_size (the schedule's alpha_0)")
+                     divergence_hint="reduce params.step_size (the schedule's alpha_0)",
+                     num_agents=n)
 
 
 def contraction_bound(num_agents: int, window: int) -> float:

@@ -223,6 +223,12 @@ class Algorithm:
             choose how XLA emits code; some (optimisation levels) can move float results in
             the last bits, so non-empty options enter the checkpoint fingerprint and a resume
             with other options is refused. Default: none (XLA's defaults).
+        num_agents: the size ``N`` of the leading agent axis of the state's per-agent leaves,
+            or None (default). It lets :func:`~decentral.runner.run` split the agents over
+            devices (``run(..., layout="agents")``): every state leaf whose first
+            (unbatched) axis has length ``N`` is split along it, the others are kept whole
+            on every device of an agent group. The mixing families (consensus, push-sum,
+            consensus SA, push-SA) set it; it never changes what is computed.
 
     ``Algorithm`` is frozen and hashable (the runner's compile cache is keyed by it).
 
@@ -244,6 +250,7 @@ class Algorithm:
     cpu_compiler_options: Any = ()
     check_params: Callable | None = None
     divergence_hint: str | None = None
+    num_agents: int | None = None
 
     def __post_init__(self):
         if not callable(self.init) or not callable(self.step):
@@ -259,6 +266,13 @@ class Algorithm:
                              f"{self.divergence_hint!r}.")
         object.__setattr__(self, "cpu_compiler_options",
                            _compiler_options(self.cpu_compiler_options))
+        if self.num_agents is not None:
+            if isinstance(self.num_agents, bool) or not isinstance(self.num_agents,
+                                                                   int | np.integer) \
+                    or self.num_agents < 1:
+                raise ValueError(f"Algorithm.num_agents must be a positive int or None; got "
+                                 f"{self.num_agents!r}.")
+            object.__setattr__(self, "num_agents", int(self.num_agents))
         if self.config is not None and not isinstance(self.config, FrozenConfig):
             if not isinstance(self.config, Mapping):
                 raise ValueError(f"Algorithm.config must be a mapping (JSON-like dict) or None; "

@@ -23,7 +23,8 @@ from decentral.results import atomic_write_bytes, provenance, read_npz, write_np
 
 from .fingerprint import fingerprint
 
-__all__ = ["CKPT_FORMAT", "Checkpoint", "is_key_dtype", "to_host"]
+__all__ = ["CKPT_FORMAT", "Checkpoint", "is_key_dtype", "fetch", "to_host", "is_writer",
+           "barrier"]
 
 CKPT_FORMAT = "decentral.runner.checkpoint/3"
 
@@ -41,12 +42,24 @@ def is_key_dtype(dtype) -> bool:
         return False
 
 
+def fetch(leaf):
+    """A device array on the host, whole: numpy (PRNG-key leaves stay JAX arrays). An array
+    spread over several processes (a ``jax.distributed`` job) is gathered from all of them,
+    a collective every process must call."""
+    if getattr(leaf, "is_fully_addressable", True):
+        return leaf if is_key_dtype(leaf.dtype) else np.asarray(leaf)
+    from jax.experimental import multihost_utils
+
+    if is_key_dtype(leaf.dtype):
+        data = multihost_utils.process_allgather(jax.random.key_data(leaf), tiled=True)
+        return jax.random.wrap_key_data(data, impl=jax.random.key_impl(leaf))
+    return np.asarray(multihost_utils.process_allgather(leaf, tiled=True))
+
+
 def to_host(leaf, seed_axis: int, n_seeds: int):
     """Drop padded seeds and move to host (numpy; PRNG-key leaves stay JAX arrays)."""
     index = (slice(None),) * seed_axis + (slice(0, n_seeds),)
-    if is_key_dtype(leaf.dtype):
-        return leaf[index]
-    return np.asarray(leaf)[index]
+    return fetch(leaf)[index]
 
 
 def encode(tree) -> dict[str, np.ndarray]:
@@ -114,6 +127,20 @@ def _lookup(tree, dotted: str):
             return None
         tree = tree.get(part)
     return tree
+
+
+def is_writer() -> bool:
+    """True in the process that writes checkpoints: the only one, or process 0 of a
+    multi-process job (every process reads them)."""
+    return jax.process_index() == 0
+
+
+def barrier(name: str) -> None:
+    """Wait until every process of a multi-process job gets here (nothing with one process)."""
+    if jax.process_count() > 1:
+        from jax.experimental import multihost_utils
+
+        multihost_utils.sync_global_devices(name)
 
 
 class Checkpoint:

@@ -37,6 +37,7 @@ from jax.sharding import NamedSharding
 from jax.sharding import PartitionSpec as P
 
 from .keys import derive
+from .layout import agent_leaves, state_shardings
 
 __all__ = ["Options", "Compiled", "compiled", "all_finite"]
 
@@ -49,6 +50,7 @@ class Options(NamedTuple):
     params_axes: tuple            # (treedef, leaves 0/None) of the params in_axes; () no sweep
     record_context: bool
     check_records: bool
+    num_agents: int | None = None   # set only when the mesh splits agents
 
 
 def all_finite(tree) -> jax.Array:
@@ -65,6 +67,7 @@ def all_finite(tree) -> jax.Array:
 
 class Compiled(NamedTuple):
     programs: Any       # the RunPrograms compiled (what the checkpoint fingerprint reads)
+    state_sharding: Any  # the NamedSharding of every batched state leaf
     init: Callable      # (seeds, params, xs) -> (state, record0, finite0)
     chunk: Callable     # regular: (seeds, state, params, xs, t0, n_blocks); irregular: (..., gaps)
     locate: Callable    # (seeds, state, params, xs, t0, is_record[L]) -> (state_ok, rec_ok) [.., L]
@@ -84,6 +87,18 @@ def _build(programs, opts: Options, mesh, cpu_compiler_options) -> Compiled:
     sweep = bool(opts.params_axes)
     batched = NamedSharding(mesh, P(None, "seeds") if sweep else P("seeds"))
     check_records = opts.check_records
+    split = agent_leaves(programs.init.out_avals, opts.num_agents, mesh)
+    splitting = any(jax.tree_util.tree_leaves(split))
+    state_sharded = state_shardings(mesh, split, sweep=sweep)
+    agent_block = NamedSharding(mesh, P("agents"))
+
+    def keep_blocks(state):
+        """Keep the split leaves in blocks of agents after every update (GSPMD then
+        communicates what the step reads across blocks)."""
+        if not splitting:
+            return state
+        return jax.tree_util.tree_map(
+            lambda a, s: lax.with_sharding_constraint(a, agent_block) if s else a, state, split)
 
     def record(state, t, info, x):
         if record_fn is None:
@@ -104,6 +119,7 @@ def _build(programs, opts: Options, mesh, cpu_compiler_options) -> Compiled:
     def advance(step_root, params, carry, t, x_t):
         st = carry[0]
         new_st, info = step(jax.random.fold_in(step_root, t), st, params, t, x_t)
+        new_st = keep_blocks(new_st)
         if opts.record_context:
             return (new_st, info, x_t)
         return (new_st,)
@@ -186,9 +202,10 @@ def _build(programs, opts: Options, mesh, cpu_compiler_options) -> Compiled:
         return state_ok, rec_ok
 
     chunk_one = chunk_regular if opts.record_every is not None else chunk_irregular
-    init_v = jax.vmap(init_one, in_axes=(0, None, None))
-    chunk_v = jax.vmap(chunk_one, in_axes=(0, 0, None, None, None, None))
-    locate_v = jax.vmap(locate_one, in_axes=(0, 0, None, None, None, None))
+    seeds_axis = {"spmd_axis_name": "seeds"} if splitting else {}
+    init_v = jax.vmap(init_one, in_axes=(0, None, None), **seeds_axis)
+    chunk_v = jax.vmap(chunk_one, in_axes=(0, 0, None, None, None, None), **seeds_axis)
+    locate_v = jax.vmap(locate_one, in_axes=(0, 0, None, None, None, None), **seeds_axis)
     if sweep:
         treedef, leaves = opts.params_axes
         axes = jax.tree_util.tree_unflatten(treedef, list(leaves))
@@ -201,8 +218,10 @@ def _build(programs, opts: Options, mesh, cpu_compiler_options) -> Compiled:
     own = (dict(cpu_compiler_options) if on_cpu else {}) or None
     return Compiled(
         programs,
-        jax.jit(init_v, out_shardings=batched, compiler_options=own),
-        jax.jit(chunk_v, static_argnums=static, out_shardings=batched,
+        state_sharded,
+        jax.jit(init_v, out_shardings=(state_sharded, batched, batched, batched),
+                compiler_options=own),
+        jax.jit(chunk_v, static_argnums=static, out_shardings=(state_sharded, batched, batched),
                 compiler_options=own),
         jax.jit(locate_v, compiler_options=own),
     )

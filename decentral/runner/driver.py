@@ -26,16 +26,26 @@ from typing import Any, Literal
 import jax
 import jax.numpy as jnp
 import numpy as np
-from jax.sharding import Mesh, NamedSharding
+from jax.sharding import NamedSharding
 from jax.sharding import PartitionSpec as P
 
 from decentral.results import to_jsonable
 
 from .algorithm import Algorithm, DivergenceError, DivergenceWarning, RunResult
-from .checkpoint import CKPT_FORMAT, Checkpoint, is_key_dtype, pad_seeds, to_host
+from .checkpoint import (
+    CKPT_FORMAT,
+    Checkpoint,
+    barrier,
+    fetch,
+    is_key_dtype,
+    is_writer,
+    pad_seeds,
+    to_host,
+)
 from .compile import Options, compiled
 from .fingerprint import hash_tree, tree_spec
 from .keys import KEY_DERIVATION, derive
+from .layout import choose_layout, make_mesh
 from .plan import Plan, make_plan
 from .program import RunPrograms, abstract, trace_run
 
@@ -62,6 +72,7 @@ def run(
     on_chunk_end: Callable[[int], Any] | None = None,
     devices: Sequence[Any] | None = None,
     on_divergence: Literal["raise", "warn"] = "raise",
+    layout: str | tuple[int, int] | None = None,
 ) -> RunResult:
     """Run ``algorithm`` for ``num_steps`` updates on every seed (and params value).
 
@@ -121,13 +132,22 @@ def run(
         progress: tqdm bar over chunks; None shows it only when stderr is a terminal.
         on_chunk_end: ``on_chunk_end(chunk_index)`` after each chunk is finished and
             checkpointed (not for chunks loaded from a checkpoint).
-        devices: devices to shard the seeds axis over (default ``jax.devices()``); the seed
-            count is padded to a multiple of the device count and the padding dropped.
+        devices: devices to run on (default ``jax.devices()``: in a multi-process job
+            started with ``jax.distributed.initialize``, every process's devices). The seed
+            count is padded to a multiple of the seed-axis device count and the padding
+            dropped.
         on_divergence: ``"raise"`` raises :class:`~decentral.runner.DivergenceError` at the
             first chunk with a non-finite state (or record), naming the first non-finite
             update of each diverged seed, before that chunk is checkpointed; ``"warn"`` warns
             once per newly diverged seed and continues. A resumed or reloaded run reports the
             same divergence as the live run did.
+        layout: how seeds and agents are split over ``devices``
+            (:mod:`~decentral.runner.layout`): None (default: seeds first; the devices the
+            seeds cannot fill split the agents of an algorithm that declares
+            ``num_agents``, when each device gets at least 1024 agents), ``"seeds"``,
+            ``"agents"`` (every device holds a block of every seed's agents), or a pair
+            ``(seed devices, agent devices)``. Results do not depend on it beyond the order
+            of floating-point sums in a product split over agents.
 
     Returns:
         A :class:`~decentral.runner.RunResult`: records ``[P?, S, R, ...]``, record steps,
@@ -156,7 +176,7 @@ def run(
         chunk_size=chunk_size, checkpoint_dir=checkpoint_dir, progress=progress,
         on_chunk_end=on_chunk_end, on_divergence=on_divergence)
     return _Execution(plan, params, record_fn, bool(record_context), bool(check_records),
-                      devices, on_divergence, checkpoint_dir is not None
+                      devices, on_divergence, checkpoint_dir is not None, layout
                       ).go(checkpoint_dir, progress, on_chunk_end)
 
 
@@ -164,6 +184,8 @@ def _device_leaf(x):
     """A params leaf ready for ``jax.device_put``: arrays and scalars as they are (numpy ones go
     straight to the devices; ``jnp.asarray`` of a numpy value would compile a small program per
     shape first), anything else through ``jnp.asarray``. Same dtypes and weak types either way."""
+    if isinstance(x, jax.Array) and jax.process_count() > 1 and not is_key_dtype(x.dtype):
+        return np.asarray(x)    # a process's local array cannot be placed on others' devices
     if isinstance(x, (jax.Array, np.ndarray, np.generic, bool, int, float, complex)):
         return x
     return jnp.asarray(x)
@@ -173,7 +195,7 @@ class _Execution:
     """The device-side state of one :func:`run` call."""
 
     def __init__(self, plan: Plan, params, record_fn, record_context, check_records, devices,
-                 on_divergence, checkpointing: bool = False):
+                 on_divergence, checkpointing: bool = False, layout=None):
         self.plan = plan
         self.params = params
         self.record_fn = record_fn
@@ -184,10 +206,11 @@ class _Execution:
         if not devs:
             raise ValueError("devices is empty; pass None (all devices) or a list of jax "
                              "devices.")
-        mesh = Mesh(np.asarray(devs, dtype=object), ("seeds",))
-        self.n_pad = (-self.n_seeds) % len(devs)
+        self.grid = choose_layout(layout, n_devices=len(devs), n_seeds=self.n_seeds,
+                                  num_agents=plan.algorithm.num_agents)
+        mesh = make_mesh(devs, self.grid)
+        self.n_pad = (-self.n_seeds) % self.grid[0]
         padded = np.concatenate([plan.seeds, np.repeat(plan.seeds[:1], self.n_pad)])
-        self.batched = NamedSharding(mesh, P(None, "seeds") if plan.sweep else P("seeds"))
         replicated = NamedSharding(mesh, P())
         self.seeds_dev = jax.device_put(padded.astype(np.uint32), NamedSharding(mesh, P("seeds")))
         self.params_dev = jax.device_put(jax.tree_util.tree_map(_device_leaf, params), replicated)
@@ -198,7 +221,8 @@ class _Execution:
         self.layout_every = plan.record_every if plan.record_every is not None and \
             plan.record_every < GAP_LAYOUT_MIN_SPACING else None
         opts = Options(record_fn, self.layout_every, plan.params_axes, record_context,
-                       check_records)
+                       check_records,
+                       plan.algorithm.num_agents if self.grid[1] > 1 else None)
         self.opts = opts
         self.params_abstract = abstract(self.params_dev)
         if plan.sweep:       # one sweep entry: swept leaves lose their leading axis
@@ -211,6 +235,7 @@ class _Execution:
         self.fns = compiled(plan.algorithm, opts, mesh,
                             (self.params_abstract, self.x_abstract), self.trace,
                             fresh=checkpointing)
+        self.state_sharding = self.fns.state_sharding
         self.diverged: set = set()
         self.log: list = []   # [(param index or -1, seed index, chunk, first_step, where)]
 
@@ -257,12 +282,14 @@ class _Execution:
             # is refused at once
             ckpt = Checkpoint(checkpoint_dir, self.checkpoint_config(),
                               self.programs().texts())
-            if ckpt.exists():
+            found = ckpt.exists()
+            barrier("decentral.run: checkpoint opened")   # all read before process 0 writes
+            if found:
                 chunk_records = [b - a for a, b in plan.chunk_bounds]
                 start, loaded, parts, log = ckpt.resume(self.spec("state"), self.spec("record"),
                                                         chunk_records, self.seed_axis,
                                                         self.n_seeds)
-            else:
+            elif is_writer():
                 ckpt.start()
         try:
             state, rec0, state_ok0, rec_ok0 = self.fns.init(self.seeds_dev, self.params_dev,
@@ -276,10 +303,10 @@ class _Execution:
             raise
         if loaded is not None:
             state = jax.device_put(jax.tree_util.tree_map(
-                lambda a: pad_seeds(a, self.seed_axis, self.n_pad), loaded), self.batched)
+                lambda a: pad_seeds(a, self.seed_axis, self.n_pad), loaded), self.state_sharding)
             self.replay_log(log)
         if start == 0:
-            state_ok0, rec_ok0 = np.asarray(state_ok0), np.asarray(rec_ok0)
+            state_ok0, rec_ok0 = fetch(state_ok0), fetch(rec_ok0)
             if not plan.record_initial or not self.opts.check_records:
                 rec_ok0 = np.ones_like(rec_ok0)   # the initial record is not returned
             bad = self.bad_pairs(~(state_ok0 & rec_ok0))
@@ -311,7 +338,7 @@ class _Execution:
 
     def finish(self, item, ckpt, n_chunks, bar, on_chunk_end):
         c, before, after, recs, finite = item
-        bad = self.bad_pairs(~np.asarray(finite))
+        bad = self.bad_pairs(~fetch(finite))
         if bad:
             first, where = self.locate(c, before, bad)
             self.report(bad, c, first, where)
@@ -320,7 +347,9 @@ class _Execution:
         recs_host = jax.tree_util.tree_map(
             lambda r: r[(slice(None),) * axis + (slice(0, b - a),)], self.host(recs))
         if ckpt is not None:
-            ckpt.write_chunk(c, n_chunks, recs_host, self.host(after), self.log)
+            state_host = self.host(after)        # a collective in a multi-process job
+            if is_writer():
+                ckpt.write_chunk(c, n_chunks, recs_host, state_host, self.log)
         if bar is not None:
             bar.update(1)
         if on_chunk_end is not None:
@@ -349,7 +378,7 @@ class _Execution:
         is_record[plan.record_steps[a:b] - t0 - 1] = True
         state_ok, rec_ok = self.fns.locate(self.seeds_dev, before, self.params_dev,
                                            self.xs_dev, np.int32(t0), is_record)
-        state_ok, rec_ok = np.asarray(state_ok), np.asarray(rec_ok)
+        state_ok, rec_ok = fetch(state_ok), fetch(rec_ok)
         first, where = {}, {}
         for p, s in bad:
             ok_s, ok_r = state_ok[self.index((p, s))], rec_ok[self.index((p, s))]
@@ -454,6 +483,7 @@ class _Execution:
             "xs": None if plan.xs is None else hash_tree(plan.xs),
             "key_derivation": KEY_DERIVATION,
             "jax": numeric_settings(),
+            **({"agent_devices": self.grid[1]} if self.grid[1] > 1 else {}),
         }
         return to_jsonable(config)
 
