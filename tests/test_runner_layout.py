@@ -13,8 +13,7 @@ import pytest
 import decentral.graphs as g
 from decentral.consensus import consensus, consensus_params
 from decentral.push_sum import push_sum
-from decentral.runner import Algorithm, run
-from decentral.runner.layout import MIN_AGENTS_PER_DEVICE, choose_layout
+from decentral.runner import MIN_AGENTS_PER_DEVICE, Algorithm, choose_layout, run
 
 
 @pytest.mark.parametrize(("devices", "seeds", "agents", "grid"), [

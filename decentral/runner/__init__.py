@@ -62,6 +62,7 @@ from .algorithm import (
 from .driver import run
 from .fingerprint import Unfingerprintable
 from .keys import KEY_DERIVATION, seed_keys, step_key
+from .layout import MIN_AGENTS_PER_DEVICE, choose_layout
 from .plan import log_spaced_steps, validate_seeds
 from .program import Program, RunPrograms, trace_program
 
@@ -86,4 +87,6 @@ __all__ = [
     "Program",
     "RunPrograms",
     "KEY_DERIVATION",
+    "choose_layout",
+    "MIN_AGENTS_PER_DEVICE",
 ]
