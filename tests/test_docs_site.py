@@ -25,7 +25,7 @@ NOT_RUN = "<!-- not run -->"
 RUN_ELSEWHERE = {"tutorials/add_algorithm.md"}
 API_PACKAGES = ["graphs", "runner", "consensus", "consensus_sa", "push_sum", "bandits",
                 "resilient_ac", "resilient_ac.linear", "resilient_ac.learning", "schedules",
-                "verify", "datasets", "results", "hypotheses", "markov"]
+                "verify", "datasets", "results", "hypotheses", "markov", "devices"]
 
 _FENCE = re.compile(r"^```(\w*)[^\n]*\n(.*?)^```\s*$", re.MULTILINE | re.DOTALL)
 _LINK = re.compile(r"!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")

@@ -21,15 +21,15 @@ devices and ``S`` seeds, the seeds axis takes ``s``, the largest divisor of ``D`
 most ``S``; the remaining factor ``a = D / s`` goes to the agents when the algorithm declares
 ``num_agents``, ``a`` divides it (blocks are equal) and every device would hold at least
 :data:`MIN_AGENTS_PER_DEVICE` agents, else the seeds take all ``D`` devices as before (padded
-seeds). So many seeds on few devices split
-seeds only; one seed of a large network on several devices splits agents.
+seeds). So many seeds on few devices split seeds only; one seed of a large network on several
+devices splits agents.
 
 Example:
     >>> choose_layout(None, n_devices=4, n_seeds=2, num_agents=100_000)
     (2, 2)
     >>> choose_layout(None, n_devices=4, n_seeds=64, num_agents=100_000)
     (4, 1)
-    >>> choose_layout("agents", n_devices=4, n_seeds=64, num_agents=10)
+    >>> choose_layout("agents", n_devices=4, n_seeds=64, num_agents=12)
     (1, 4)
 """
 
