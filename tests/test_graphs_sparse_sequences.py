@@ -348,3 +348,23 @@ def test_consensus_runs_at_a_hundred_thousand_agents():
     assert not np.array_equal(x[0], x[1])                 # each seed its own initial values
     spread = np.ptp(x, axis=2)                            # consensus contracts at every step
     assert np.all(np.diff(spread, axis=1) < 0)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 8, 13, 100])
+@pytest.mark.parametrize("rule", ["row", "column"])
+def test_one_peer_exponential_sparse_has_width_two_and_the_dense_numbers(n, rule, x64):
+    sparse = g.one_peer_exponential(n, rule=rule, backend="sparse")
+    dense = g.one_peer_exponential(n, rule=rule, backend="dense")
+    assert sparse.period == dense.period
+    assert sparse.leaves["idx"].shape == (sparse.period, n, min(n, 2))
+    x0 = np.random.default_rng(n).normal(size=(n, 3))
+    got = run(consensus(sparse), consensus_params(x0), seeds=[0], num_steps=9).records.x
+    want = run(consensus(dense), consensus_params(x0), seeds=[0], num_steps=9).records.x
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12 * np.abs(want).max())
+
+
+def test_one_peer_exponential_dense_refused_above_the_limit():
+    with pytest.raises(ValueError, match="backend='sparse'"):
+        g.one_peer_exponential(g.DENSE_LIMIT + 1)
+    big = g.one_peer_exponential(g.DENSE_LIMIT + 1, backend="sparse")
+    assert big.leaves["idx"].shape[1:] == (g.DENSE_LIMIT + 1, 2)

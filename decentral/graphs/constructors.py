@@ -203,16 +203,20 @@ def _fixed(form: str, w: np.ndarray, rule: str | None, backend: str) -> GraphSeq
                          period=period, length=length)
 
 
-def _fixed_sparse(form: str, ws: list[sp.csr_array], rule: str | None) -> GraphSequence:
+def _fixed_sparse(form: str, ws: list[sp.csr_array], rule: str | None, *,
+                  width: int | None = None) -> GraphSequence:
     """:func:`_fixed` on the sparse backend from CSR weight matrices, in O(P (n + edges)):
     the same tables (width: the largest in-degree of the union of the P patterns, incl. self)
-    as the dense stack of the same weights gives, without an ``[n, n]`` array."""
+    as the dense stack of the same weights gives, without an ``[n, n]`` array. A given
+    ``width`` (at least every step's largest in-degree) replaces the union's."""
     n = ws[0].shape[0]
-    union = ws[0].astype(bool)
-    for w in ws[1:]:
-        union = union + w.astype(bool)           # a boolean sum is the logical or
-    union.sum_duplicates()
-    k = int(np.diff(union.indptr).max(initial=1))     # every row stores its diagonal
+    if width is None:
+        union = ws[0].astype(bool)
+        for w in ws[1:]:
+            union = union + w.astype(bool)           # a boolean sum is the logical or
+        union.sum_duplicates()
+        width = int(np.diff(union.indptr).max(initial=1))   # every row stores its diagonal
+    k = width
     parts = [_csr_table_layout(w, k, values=True) for w in ws]
     leaves = {"idx": np.stack([p[0] for p in parts]),
               "weight": np.stack([p[2] for p in parts]),
@@ -447,6 +451,10 @@ def one_peer_exponential(n: int, *, rule: str = "row", backend: str = "dense") -
     """One-peer exponential graphs: at step t agent i hears itself and ``i − 2^(t mod τ)``,
     ``τ = ⌈log₂ n⌉`` (period τ; for n = 1 the single graph is the self-loop).
 
+    With ``backend="sparse"`` the steps are built as sparse patterns in O(τ n) (any n; the
+    dense backend is limited to ``n <= DENSE_LIMIT``): tables of width 2 (the agent and the
+    step's peer), so a step costs O(n), and the numbers of the dense backend.
+
     Every agent has in-degree 2 (itself and one peer) and, as ``j ↦ j + 2^k`` is a bijection,
     out-degree 2 as well; so ``rule="row"`` (``1/|N_i|``) and ``rule="column"``
     (``1/|N_j^-|``) both put 1/2 on every edge, and each step is doubly stochastic.
@@ -457,8 +465,27 @@ def one_peer_exponential(n: int, *, rule: str = "row", backend: str = "dense") -
         (3, 0.5)
     """
     n = check_int(n, "n", minimum=1)
+    _check_rule(rule)
+    _check_backend(backend)
     tau = max(1, math.ceil(math.log2(n))) if n > 1 else 1
     i = np.arange(n)
+    if backend == "sparse":          # O(tau n): each step's CSR pattern, never [n, n]
+        adjs = []
+        for k in range(tau):
+            cols = np.stack([i, (i - 2**k) % n], axis=1) if n > 1 else i[:, None]
+            a = sp.csr_array((np.ones(cols.size, bool), cols.reshape(-1),
+                              np.arange(0, cols.size + 1, cols.shape[1])), shape=(n, n))
+            a.sum_duplicates()
+            a.sort_indices()
+            adjs.append(a)
+        # one width for every step, 2 (self and the step's peer): the union of the tau
+        # patterns would pad each step's table to tau + 1 columns
+        return _fixed_sparse("one_peer_exponential", _sparse_weight_list(adjs, rule), rule,
+                             width=min(n, 2))
+    if n > DENSE_LIMIT:
+        raise ValueError(f"one_peer_exponential({n}) with backend='dense' would build {tau} "
+                         f"dense [n, n] weight matrices; dense graphs are limited to n <= "
+                         f"DENSE_LIMIT = {DENSE_LIMIT}. Pass backend='sparse'.")
     adjs = []
     for k in range(tau):
         a = np.eye(n, dtype=bool)
