@@ -235,8 +235,7 @@ def test_to_networkx_refuses_what_dense_refuses():
 def test_functions_still_dense_only_refuse_sparse_clearly():
     adj = g.ring(4, sparse=True)
     for fn in (g.r_robustness, lambda a: g.is_r_robust(a, 1), lambda a: g.is_rs_robust(a, 1, 1),
-               lambda a: g.robustness_witness(a, 1), g.connectivity_window,
-               lambda a: g.connectivity_window([a, a]),
+               lambda a: g.robustness_witness(a, 1), lambda a: checks.pattern_stack([a, a]),
                lambda a: g.absolute_probability_sequence(a, 3),
                lambda a: g.absolute_probability_sequence([a.toarray(), a], 1)):
         with pytest.raises(ValueError, match="dense arrays only"):
@@ -289,3 +288,41 @@ def test_perron_vector_of_a_large_closed_class_inside_a_larger_graph():
     pi = g.perron_vector(w)
     assert np.all(pi[m:] == 0) and np.all(pi[:m] > 0)
     assert abs(pi.sum() - 1.0) < 1e-12 and np.abs(w.T @ pi - pi).sum() < 1e-12
+
+
+def test_connectivity_windows_of_sparse_lists_match_the_dense_answers():
+    rng = np.random.default_rng(7)
+    for _ in range(200):
+        n, t = int(rng.integers(2, 9)), int(rng.integers(1, 6))
+        pats = []
+        for _ in range(t):
+            a = rng.random((n, n)) < 0.25
+            np.fill_diagonal(a, True)
+            pats.append(a)
+        sparse = [sp.csr_array(a) for a in pats]
+        assert g.connectivity_window(sparse) == g.connectivity_window(pats)
+        for window in range(1, t + 1):
+            want = g.connectivity_window_report(pats, window)
+            got = g.connectivity_window_report(sparse, window)
+            assert (got.holds, got.failing_start, got.unreachable_pairs, got.how) == \
+                (want.holds, want.failing_start, want.unreachable_pairs, want.how)
+
+
+def test_connectivity_window_of_a_large_sparse_periodic_sequence():
+    # one-peer exponential on n = 2^14 > DENSE_LIMIT: only windows holding the shift-1 step
+    # connect; without it every shift is even and the odd and even agents never meet
+    n = 2**14
+    seq = g.one_peer_exponential(n, backend="sparse")
+    assert n > g.DENSE_LIMIT and seq.period == 14
+    assert g.connectivity_window(seq) == 14
+    report = g.connectivity_window_report(seq, 13)
+    assert not report.holds and report.failing_start == 1
+    assert report.unreachable_pairs == 2 * (n // 2) ** 2
+    assert g.connectivity_window_report(seq, 14).holds
+
+
+def test_connectivity_window_of_a_large_random_sparse_sequence_is_refused():
+    seq = g.random_edge_drops(g.exponential(g.DENSE_LIMIT + 8, sparse=True), 0.2, key=0,
+                              backend="sparse")
+    with pytest.raises(ValueError, match="random sparse sequence .* not available"):
+        g.connectivity_window(seq, horizon=4)

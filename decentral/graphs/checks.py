@@ -339,16 +339,18 @@ class WindowReport:
     window: int
     holds: bool
     failing_start: int | None
-    unreachable_pairs: int
+    unreachable_pairs: int | None      # None: a large sparse union with too many components
     how: str
 
     def __str__(self) -> str:
         if self.holds:
             return (f"every window of {self.window} consecutive graphs is strongly connected "
                     f"({self.how})")
+        pairs = ("more than " + str(UNREACHABLE_COUNT_MAX_COMPONENTS) + " strongly connected "
+                 "components") if self.unreachable_pairs is None else \
+            f"{self.unreachable_pairs} ordered pairs unreachable"
         return (f"the union of graphs {self.failing_start}..{self.failing_start + self.window - 1}"
-                f" is not strongly connected ({self.unreachable_pairs} ordered pairs unreachable;"
-                f" {self.how})")
+                f" is not strongly connected ({pairs}; {self.how})")
 
 
 def window_unions(pats: np.ndarray, window: int, wrap: bool) -> tuple[np.ndarray, np.ndarray]:
@@ -376,14 +378,12 @@ def connectivity_window_report(seq, window: int, *, horizon: int | None = None,
     """Check one window length L and explain the first failing window (see
     :func:`connectivity_window`)."""
     window = check_int(window, "window", minimum=1)
-    pats, wrap, how = pattern_stack(seq, horizon=horizon, key=key)
-    if not wrap and window > pats.shape[0]:
-        raise ValueError(f"window {window} is longer than the {pats.shape[0]} graphs given.")
-    unions, starts = window_unions(pats, int(window), wrap)
-    for s, u in zip(starts, unions, strict=True):
+    pats, wrap, how = _window_patterns(seq, horizon, key)
+    if not wrap and window > len(pats):
+        raise ValueError(f"window {window} is longer than the {len(pats)} graphs given.")
+    for s, u in _unions(pats, int(window), wrap):
         if not _strongly_connected(u):
-            reach = shortest_path(csr_matrix(u), unweighted=True)
-            return WindowReport(int(window), False, int(s), int(np.sum(~np.isfinite(reach))), how)
+            return WindowReport(int(window), False, int(s), _unreachable_pairs(u), how)
     return WindowReport(int(window), True, None, 0, how)
 
 
@@ -397,6 +397,11 @@ def connectivity_window(seq, *, horizon: int | None = None, key=None) -> int | N
     * ``horizon=H`` restricts any sequence to its steps ``0 … H-1`` (no wrap-around); a
       finite list or explicit stack with fewer than H graphs is refused (ValueError).
 
+    Sparse graphs: a list holding scipy sparse graphs, and a fixed-form sparse-backend
+    sequence of any size, are searched on their CSR patterns (one sum of L patterns per
+    window, O(L x edges) each, and a strong-components search), never an ``[n, n]`` array.
+    A random sparse sequence above :data:`DENSE_LIMIT` agents is refused.
+
     Example:
         >>> from decentral.graphs import path
         >>> connectivity_window([path(3), path(3).T] * 5, horizon=4)
@@ -405,14 +410,14 @@ def connectivity_window(seq, *, horizon: int | None = None, key=None) -> int | N
     Returns None when no window length works (even the union of everything given is not
     strongly connected).
     """
-    pats, wrap, _ = pattern_stack(seq, horizon=horizon, key=key)
-    t = pats.shape[0]
-    if not _strongly_connected(pats.any(axis=0)):
+    pats, wrap, _ = _window_patterns(seq, horizon, key)
+    t = len(pats)
+    everything = pats.any(axis=0) if isinstance(pats, np.ndarray) else _csr_union(pats)
+    if not _strongly_connected(everything):
         return None
     # Monotone in L (a longer window contains a shorter one): binary search on [1, t].
     def every_window_connected(window: int) -> bool:
-        unions, _ = window_unions(pats, window, wrap)
-        return all(_strongly_connected(u) for u in unions)
+        return all(_strongly_connected(u) for _, u in _unions(pats, window, wrap))
 
     lo, hi = 1, t
     while lo < hi:
@@ -422,6 +427,93 @@ def connectivity_window(seq, *, horizon: int | None = None, key=None) -> int | N
         else:
             lo = mid + 1
     return lo
+
+
+# ---- windows of sparse sequences: the same questions on CSR patterns, never [n, n] ----------
+
+def _window_patterns(seq, horizon, key):
+    """What the windows are computed on: the dense ``pattern_stack`` where the graphs are
+    dense or fit :data:`DENSE_LIMIT`; otherwise a list of boolean CSR patterns (a list of
+    graphs with scipy sparse ones, a scipy sparse graph, or a fixed-form sparse-backend
+    sequence above the limit), with the same wrap rule and description."""
+    items = [seq] if sp.issparse(seq) else seq
+    if isinstance(items, list | tuple) and any(sp.issparse(gr) for gr in items):
+        pats = [_sparse_pattern(gr, f"seq[{k}]") if sp.issparse(gr) else
+                sp.csr_array(as_pattern(gr, name=f"seq[{k}]")) for k, gr in enumerate(items)]
+        if len({p.shape for p in pats}) != 1:
+            raise ValueError(f"all graphs of seq need the same shape; got "
+                             f"{sorted({p.shape for p in pats})}.")
+        how = "finite list"
+        if horizon is not None:
+            horizon = check_int(horizon, "horizon", minimum=1)
+            if horizon > len(pats):
+                raise ValueError(f"horizon={horizon} is longer than the {len(pats)} graphs "
+                                 "given; pass horizon <= their number (or None for all).")
+            pats, how = pats[:horizon], f"{how}, first {horizon} graphs"
+        return pats, False, how
+    if not (isinstance(seq, GraphSequence) and seq.backend == "sparse" and seq.n > DENSE_LIMIT):
+        pats, wrap, how = pattern_stack(seq, horizon=horizon, key=key)
+        return pats, wrap, how
+    if seq.form == "random":
+        raise ValueError(f"the connectivity windows of a random sparse sequence of {seq.n} "
+                         f"agents (above DENSE_LIMIT = {DENSE_LIMIT}) are not available: its "
+                         "draws are observed through dense stacks. Check the base graph "
+                         "(is_strongly_connected) or a smaller instance.")
+    fixed = [sp.csr_array(w.astype(bool)) for w in seq.fixed_csr()]
+    if horizon is not None:
+        horizon = check_int(horizon, "horizon", minimum=1)
+        steps = seq._steps(horizon, 0)
+        return ([fixed[int(k)] for k in steps], False,
+                f"periodic, period {seq.period}, observed over {horizon} steps"
+                if seq.form != "explicit" else f"finite explicit stack, first {horizon} graphs")
+    if seq.form == "explicit":
+        return fixed, False, "finite explicit stack"
+    return fixed, True, f"periodic, period {seq.period}"
+
+
+def _csr_union(mats) -> sp.csr_array:
+    """The union (logical or) of boolean CSR patterns."""
+    u = mats[0]
+    for m in mats[1:]:
+        u = u + m                      # a boolean sum is the logical or
+    return u
+
+
+def _unions(pats, window: int, wrap: bool):
+    """``(start, union)`` of every window: :func:`window_unions` on a dense stack; on CSR
+    patterns one sum of ``window`` sparse patterns per start (O(window x edges) each)."""
+    if isinstance(pats, np.ndarray):
+        unions, starts = window_unions(pats, window, wrap)
+        yield from zip(starts, unions, strict=True)
+        return
+    t = len(pats)
+    for start in range(t if wrap else t - window + 1):
+        yield start, _csr_union([pats[(start + k) % t] for k in range(window)])
+
+
+#: Largest number of strongly connected components for which a sparse failing window's
+#: unreachable pairs are counted (one search of the condensation per component).
+UNREACHABLE_COUNT_MAX_COMPONENTS = 4096
+
+
+def _unreachable_pairs(u) -> int | None:
+    """Ordered pairs (i, j) such that j does not reach i in the union ``u`` (its dense
+    shortest-path count on small graphs; on large sparse ones the count over the condensation,
+    None above :data:`UNREACHABLE_COUNT_MAX_COMPONENTS` components)."""
+    if not sp.issparse(u):
+        reach = shortest_path(csr_matrix(u), unweighted=True)
+        return int(np.sum(~np.isfinite(reach)))
+    n = u.shape[0]
+    n_comp, label = connected_components(csr_matrix(u), directed=True, connection="strong")
+    if n_comp > UNREACHABLE_COUNT_MAX_COMPONENTS:
+        return None
+    sizes = np.bincount(label, minlength=n_comp)
+    coo = u.tocoo()
+    cond = csr_matrix((np.ones(coo.nnz, bool), (label[coo.row], label[coo.col])),
+                      shape=(n_comp, n_comp))
+    reach = shortest_path(cond, unweighted=True)        # n_comp x n_comp, over components
+    reached = np.isfinite(reach).astype(np.int64) @ sizes   # agents reached from each class
+    return int(n * n - np.dot(sizes, reached))
 
 
 # ---- stochasticity of a whole sequence (one verdict for every form and backend) ------------
