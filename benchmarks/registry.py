@@ -28,6 +28,12 @@ from benchmarks.bench_record_memory import bench_memory
 from benchmarks.bench_resilient_ac import bench_resilient_ac
 from benchmarks.bench_resilient_linear import bench_linear_updates
 from benchmarks.bench_runner_overhead import bench_runner_overhead
+from benchmarks.bench_scale import (
+    bench_scale_dec_ucb,
+    bench_scale_families,
+    bench_scale_horizon,
+    bench_scale_wmsr,
+)
 from benchmarks.bench_sharding import bench_sharding
 from benchmarks.harness import BenchResult
 
@@ -67,6 +73,15 @@ SIZES: dict[str, dict[str, dict[str, Any]]] = {
                                             loop_steps=(200, 1000), check_steps=50),
         "bandits.dec_ucb": dict(S=100, N=50, M=10, T=10_000, edge_prob=0.5, ref_seeds=2,
                                 ref_steps=(500, 1000), check_T=500, check_seeds=(50, 10)),
+        "scale.families": dict(families=("consensus", "push_sum"),
+                               graphs=("exponential", "random_regular"),
+                               cases=((1_000, 1_000), (10_000, 1_000), (100_000, 1_000),
+                                      (1_000_000, 50)),
+                               S=8, d=4, degree=8, check_steps=3),
+        "scale.horizon_memory": dict(N=100, S=8, d=4, horizons=(100_000, 1_000_000),
+                                     record_every=1_000),
+        "scale.dec_ucb": dict(N=100_000, M=10, S=8, T=20, warm_steps=3),
+        "scale.wmsr": dict(N=1_000_000, K=8, H=1, S=8, d=4, T=8, warm_steps=3),
     },
     "quick": {
         "runner.overhead": dict(S=256, N=32, T=2_000, n_records=100, fit_T=64,
@@ -89,6 +104,13 @@ SIZES: dict[str, dict[str, dict[str, Any]]] = {
                                             loop_steps=(100, 400), check_steps=50),
         "bandits.dec_ucb": dict(S=20, N=50, M=10, T=1000, edge_prob=0.5, ref_seeds=1,
                                 ref_steps=(250, 500), check_T=200, check_seeds=(20, 4)),
+        "scale.families": dict(families=("consensus", "push_sum"), graphs=("exponential",),
+                               cases=((1_000, 100), (10_000, 100), (100_000, 20)),
+                               S=8, d=4, degree=8, check_steps=3),
+        "scale.horizon_memory": dict(N=100, S=8, d=4, horizons=(10_000, 100_000),
+                                     record_every=1_000),
+        "scale.dec_ucb": dict(N=10_000, M=10, S=8, T=20, warm_steps=3),
+        "scale.wmsr": dict(N=100_000, K=8, H=1, S=8, d=4, T=8, warm_steps=3),
     },
     "tiny": {
         "runner.overhead": dict(S=8, N=6, T=200, n_records=10, fit_T=16, fit_record_every=1),
@@ -108,6 +130,13 @@ SIZES: dict[str, dict[str, dict[str, Any]]] = {
                                             check_steps=10),
         "bandits.dec_ucb": dict(S=4, N=6, M=3, T=50, edge_prob=0.5, ref_seeds=1,
                                 ref_steps=(10, 20), check_T=30, check_seeds=(8, 4)),
+        "scale.families": dict(families=("consensus", "push_sum"), graphs=("exponential",),
+                               cases=((64, 20), (256, 10)), S=2, d=2, degree=8, check_steps=3,
+                               fresh_process_per_case=False),
+        "scale.horizon_memory": dict(N=16, S=2, d=2, horizons=(1_000, 4_000), record_every=100,
+                                     fresh_process_per_case=False),
+        "scale.dec_ucb": dict(N=32, M=3, S=2, T=10, warm_steps=3),
+        "scale.wmsr": dict(N=64, K=8, H=1, S=2, d=2, T=8, warm_steps=3),
     },
 }
 """Benchmark sizes per mode: ``{mode: {benchmark id: keyword arguments}}``."""
@@ -118,9 +147,11 @@ REPEATS: dict[str, int] = {"default": 5, "quick": 2, "tiny": 1}
 MIN_REPEATS: dict[str, int] = {"runner.overhead": 5, "runner.sharding": 5}
 """Benchmarks whose rows are medians of at least this many timed calls, whatever the mode."""
 
-MAX_REPEATS: dict[str, int] = {"bandits.dec_ucb": 1}
-"""Benchmarks whose repeated calls are long (a full Monte-Carlo run each): at most this many
-timed calls at the per-mode default (an explicit ``repeats`` is taken as given)."""
+MAX_REPEATS: dict[str, int] = {"bandits.dec_ucb": 1, "scale.families": 1,
+                               "scale.horizon_memory": 1, "scale.dec_ucb": 1, "scale.wmsr": 1}
+"""Benchmarks whose repeated calls are long (a full Monte-Carlo run each, a run at 10^6 agents):
+at most this many timed calls at the per-mode default (an explicit ``repeats`` is taken as
+given)."""
 
 BENCHMARKS: dict[str, Callable[..., list[BenchResult]]] = {
     "runner.overhead": bench_runner_overhead,
@@ -135,6 +166,10 @@ BENCHMARKS: dict[str, Callable[..., list[BenchResult]]] = {
     "resilient_ac.gridworld_steps": bench_env_steps,
     "resilient_ac.linear_updates": bench_linear_updates,
     "bandits.dec_ucb": bench_bandits,
+    "scale.families": bench_scale_families,
+    "scale.horizon_memory": bench_scale_horizon,
+    "scale.dec_ucb": bench_scale_dec_ucb,
+    "scale.wmsr": bench_scale_wmsr,
 }
 """Benchmark id -> function; ``--only`` selects ids by substring."""
 

@@ -9,7 +9,9 @@ One step ``t`` (0-based; the step size of the first update is ``alpha_0``), in t
    ``Theta_{t+1} = W_t Theta_t (I + alpha_t A(X_t))^T + alpha_t B(X_t)``  (eq. (3)); the code
    evaluates the product as ``W_t (Theta_t (I + alpha_t A(X_t))^T)`` — the same matrix, the
    d x d factor applied first because ``A`` is common to all agents (faster on sparse tables;
-   equal to round-off);
+   equal to round-off). With a dense ``W_t`` it works on the transpose,
+   ``Theta_{t+1}^T = ((I + alpha_t A(X_t)) Theta_t^T) W_t^T + alpha_t B(X_t)^T`` (the same
+   numbers up to the order of the sums; see :func:`consensus_sa` for why);
 4. draw ``X_{t+1} ~ P(X_t, .)`` from the step's key.
 
 ``variant="adapt_then_combine"`` is Remark 1's labelled alternative (Kushner–Yin):
@@ -266,6 +268,25 @@ def blowup_guard(theta, theta0, t, scale: float, factor, after: int, rows=None):
     return jnp.where(blown, jnp.nan, theta)
 
 
+#: Largest ``d`` for which :func:`_left_product` sums the ``d`` terms itself (an elementwise
+#: expression XLA fuses and vectorises over the agents) rather than calling a matrix product.
+LEFT_PRODUCT_UNROLL = 16
+
+
+def _left_product(M, X):
+    """``M @ X`` for a small ``M [d, d]`` and ``X [d, N]``: for ``d <= LEFT_PRODUCT_UNROLL``
+    the sum ``sum_k M[:, k] X[k, :]`` written out (in the order k = 0, 1, ...). Vmapped over
+    seeds, a ``dot`` would be a batch of tiny ``d x d`` products, which XLA on CPU runs far
+    below the machine's rate; the written-out sum is one fused elementwise pass."""
+    d = M.shape[-1]
+    if d > LEFT_PRODUCT_UNROLL:
+        return M @ X
+    acc = M[:, :1] * X[:1]
+    for k in range(1, d):
+        acc = acc + M[:, k:k + 1] * X[k:k + 1]
+    return acc
+
+
 def consensus_sa(problem: LinearSAProblem, graphs, *,
                  variant: str = "combine_then_adapt", per_seed_graphs: bool | None = None,
                  divergence_factor: float | None = DIVERGENCE_FACTOR,
@@ -317,6 +338,7 @@ def consensus_sa(problem: LinearSAProblem, graphs, *,
                          "per seed (shared_across_seeds=False); it can be left out.")
     A_tab = jnp.asarray(problem.A)
     b_tab = jnp.asarray(problem.b)
+    bT_tab = jnp.asarray(np.swapaxes(problem.b, 1, 2)) if graphs.backend == "dense" else None
     stationary = jnp.asarray(problem.stationary)
     chain = problem.chain
     n, d = problem.num_agents, problem.dim
@@ -337,18 +359,32 @@ def consensus_sa(problem: LinearSAProblem, graphs, *,
         graph_key, chain_key = seq.split_key(key)
         graph = seq.at(t, graph_key)
         alpha = step_size(params.step_size, t).astype(state.theta.dtype)
-        A_x, B_x = A_tab[state.x], b_tab[state.x]                    # 1. observe X_t
-        if combine_first:
+        A_x = A_tab[state.x]                                          # 1. observe X_t
+        if seq.backend == "dense":
+            # The same update on Theta^T [d, N] (see the docstring's "Speed"): the mixing is
+            # Theta^T W^T, one [seeds * d, N] x [N, N] product over all seeds, and every
+            # per-agent array keeps the agents (N) on its last axis.
+            th_T = state.theta.T
+            if combine_first:
+                # 2.-3. Theta_{t+1}^T = ((I + a A(X_t)) Theta_t^T) W_t^T + a B(X_t)^T, eq. (3)
+                adapted_T = th_T + alpha * _left_product(A_x, th_T)
+                theta_T = adapted_T @ graph.T + alpha * bT_tab[state.x]
+            else:
+                # Remark 1: Theta_{t+1}^T = Theta_t^T W_t^T + a (A(X_t) Theta_t^T + B(X_t)^T)
+                theta_T = th_T @ graph.T + alpha * (_left_product(A_x, th_T)
+                                                    + bT_tab[state.x])
+            theta = theta_T.T
+        elif combine_first:
             # 2.-3. Theta_{t+1} = W_t Theta_t (I + a A(X_t))^T + a B(X_t), eq. (3): the d x d
             # factor is applied before the mixing (the same product, associativity); it keeps
             # the per-seed matrix product off the gathered operand of a sparse table, which
             # XLA on CPU runs about 5x slower.
             adapted = state.theta + alpha * (state.theta @ A_x.T)
-            theta = mix(graph, adapted, exact_nonfinite=False) + alpha * B_x
+            theta = mix(graph, adapted, exact_nonfinite=False) + alpha * b_tab[state.x]
         else:
             # Remark 1: Theta_{t+1} = W_t Theta_t + a (Theta_t A(X_t)^T + B(X_t))
             theta = mix(graph, state.theta, exact_nonfinite=False) + alpha * (
-                state.theta @ A_x.T + B_x)
+                state.theta @ A_x.T + b_tab[state.x])
         theta = blowup_guard(theta.astype(state.theta.dtype), params.theta0, t, scale,
                              divergence_factor, divergence_after)
         return SAState(theta, next_state(chain_key, chain, state.x)), None   # 4. X_{t+1}
