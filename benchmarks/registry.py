@@ -34,6 +34,7 @@ from benchmarks.bench_scale import (
     bench_scale_horizon,
     bench_scale_wmsr,
 )
+from benchmarks.bench_scale_sharded import bench_scale_sharded
 from benchmarks.bench_sharding import bench_sharding
 from benchmarks.harness import BenchResult
 
@@ -78,10 +79,11 @@ SIZES: dict[str, dict[str, dict[str, Any]]] = {
                                cases=((1_000, 1_000), (10_000, 1_000), (100_000, 1_000),
                                       (1_000_000, 50)),
                                S=8, d=4, degree=8, check_steps=3),
-        "scale.horizon_memory": dict(N=100, S=8, d=4, horizons=(100_000, 1_000_000),
-                                     record_every=1_000),
+        "scale.horizon": dict(N=100, S=8, d=4, horizons=(100_000, 1_000_000),
+                              record_every=1_000),
         "scale.dec_ucb": dict(N=100_000, M=10, S=8, T=20, warm_steps=3),
         "scale.wmsr": dict(N=1_000_000, K=8, H=1, S=8, d=4, T=8, warm_steps=3),
+        "scale.sharded": dict(N=1_000_000, S=8, d=4, T=20),
     },
     "quick": {
         "runner.overhead": dict(S=256, N=32, T=2_000, n_records=100, fit_T=64,
@@ -107,10 +109,10 @@ SIZES: dict[str, dict[str, dict[str, Any]]] = {
         "scale.families": dict(families=("consensus", "push_sum"), graphs=("exponential",),
                                cases=((1_000, 100), (10_000, 100), (100_000, 20)),
                                S=8, d=4, degree=8, check_steps=3),
-        "scale.horizon_memory": dict(N=100, S=8, d=4, horizons=(10_000, 100_000),
-                                     record_every=1_000),
+        "scale.horizon": dict(N=100, S=8, d=4, horizons=(10_000, 100_000), record_every=1_000),
         "scale.dec_ucb": dict(N=10_000, M=10, S=8, T=20, warm_steps=3),
         "scale.wmsr": dict(N=100_000, K=8, H=1, S=8, d=4, T=8, warm_steps=3),
+        "scale.sharded": dict(N=100_000, S=8, d=4, T=20),
     },
     "tiny": {
         "runner.overhead": dict(S=8, N=6, T=200, n_records=10, fit_T=16, fit_record_every=1),
@@ -133,10 +135,11 @@ SIZES: dict[str, dict[str, dict[str, Any]]] = {
         "scale.families": dict(families=("consensus", "push_sum"), graphs=("exponential",),
                                cases=((64, 20), (256, 10)), S=2, d=2, degree=8, check_steps=3,
                                fresh_process_per_case=False),
-        "scale.horizon_memory": dict(N=16, S=2, d=2, horizons=(1_000, 4_000), record_every=100,
-                                     fresh_process_per_case=False),
+        "scale.horizon": dict(N=16, S=2, d=2, horizons=(1_000, 4_000), record_every=100,
+                              fresh_process_per_case=False),
         "scale.dec_ucb": dict(N=32, M=3, S=2, T=10, warm_steps=3),
         "scale.wmsr": dict(N=64, K=8, H=1, S=2, d=2, T=8, warm_steps=3),
+        "scale.sharded": dict(N=256, S=2, d=2, T=8),
     },
 }
 """Benchmark sizes per mode: ``{mode: {benchmark id: keyword arguments}}``."""
@@ -148,7 +151,8 @@ MIN_REPEATS: dict[str, int] = {"runner.overhead": 5, "runner.sharding": 5}
 """Benchmarks whose rows are medians of at least this many timed calls, whatever the mode."""
 
 MAX_REPEATS: dict[str, int] = {"bandits.dec_ucb": 1, "scale.families": 1,
-                               "scale.horizon_memory": 1, "scale.dec_ucb": 1, "scale.wmsr": 1}
+                               "scale.horizon": 1, "scale.dec_ucb": 1, "scale.wmsr": 1,
+                               "scale.sharded": 1}
 """Benchmarks whose repeated calls are long (a full Monte-Carlo run each, a run at 10^6 agents):
 at most this many timed calls at the per-mode default (an explicit ``repeats`` is taken as
 given)."""
@@ -167,9 +171,10 @@ BENCHMARKS: dict[str, Callable[..., list[BenchResult]]] = {
     "resilient_ac.linear_updates": bench_linear_updates,
     "bandits.dec_ucb": bench_bandits,
     "scale.families": bench_scale_families,
-    "scale.horizon_memory": bench_scale_horizon,
+    "scale.horizon": bench_scale_horizon,
     "scale.dec_ucb": bench_scale_dec_ucb,
     "scale.wmsr": bench_scale_wmsr,
+    "scale.sharded": bench_scale_sharded,
 }
 """Benchmark id -> function; ``--only`` selects ids by substring."""
 
