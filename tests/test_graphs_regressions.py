@@ -227,3 +227,23 @@ def test_c_fast_mix_is_the_plain_matmul_and_still_marks_every_hearing_agent(x64)
     for graph in (jnp.asarray(W), g.dense_to_table(W)):
         out = np.asarray(g.mix(graph, X, exact_nonfinite=False))
         assert np.all(~np.isfinite(out[hears, 1]))        # divergence is seen where it spreads
+
+
+# ==== table mixing at every width: one fused sum, blocks of columns beyond ====================
+
+@pytest.mark.parametrize("width", [1, 2, 16, 17, 64, 65, 80, 81, 97])
+def test_table_mix_equals_the_dense_product_at_every_width(width):
+    # A table of exactly `width` columns (K = N, as_table of a dense W): widths up to the unroll
+    # limit are one unrolled sum; wider ones loop over blocks of columns and a remainder, which
+    # once dropped or repeated a column at the block boundaries.
+    rng = np.random.default_rng(width)
+    W = rng.uniform(0.0, 1.0, (width, width)) * (rng.random((width, width)) < 0.7)
+    np.fill_diagonal(W, 1.0)
+    W /= W.sum(axis=1, keepdims=True)
+    X = rng.standard_normal((width, 3)).astype(np.float32)
+    table = g.as_table(jnp.asarray(W, jnp.float32))
+    assert table.idx.shape == (width, width)
+    got = np.asarray(g.mix(table, jnp.asarray(X)), np.float64)
+    np.testing.assert_allclose(got, W @ X.astype(np.float64), rtol=0, atol=1e-5)
+    under_jit = np.asarray(jax.jit(g.mix)(table, jnp.asarray(X)), np.float64)
+    np.testing.assert_allclose(under_jit, got, rtol=0, atol=1e-6)

@@ -368,3 +368,22 @@ def test_one_peer_exponential_dense_refused_above_the_limit():
         g.one_peer_exponential(g.DENSE_LIMIT + 1)
     big = g.one_peer_exponential(g.DENSE_LIMIT + 1, backend="sparse")
     assert big.leaves["idx"].shape[1:] == (g.DENSE_LIMIT + 1, 2)
+
+
+def test_large_sparse_stochasticity_check_reads_the_tables_and_names_the_first_failure():
+    # Above DENSE_LIMIT the check sums the tables column by column; its verdict and the first
+    # failing column must be those of the CSR weights (row weights of a graph whose
+    # out-degrees differ are not column-stochastic).
+    n = g.DENSE_LIMIT + 1
+    seq = g.static(g.erdos_renyi(n, 4 / n, kind="strong", seed=1, sparse=True), rule="row")
+    assert seq.backend == "sparse"
+    assert g.sequence_stochasticity_failure(seq, "row") is None
+    why = g.sequence_stochasticity_failure(seq, "column")
+    (csr,) = seq.fixed_csr()
+    bad = g.stochasticity_violations(csr, axis=0)
+    assert bad and why is not None
+    k, total = bad[0]
+    assert f"column {k} sums to " in why
+    assert float(why.split("sums to ")[1].split(")")[0]) == pytest.approx(total, rel=1e-12)
+    with pytest.raises(ValueError, match=f"column {k} sums to"):
+        g.require_stochastic_sequence(seq, "doubly", who="test")

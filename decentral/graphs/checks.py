@@ -25,13 +25,13 @@ import scipy.sparse as sp
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import connected_components, shortest_path
 
-from decentral._checks import check_int, is_float_dtype
+from decentral._checks import check_int, is_float_dtype, sum_tolerance
 
 from ._validate import _refuse_sparse, as_pattern, as_weight_stack
 from .builders import DENSE_LIMIT
 from .sequences import GraphSequence
 from .sparse import as_sparse_adjacency
-from .weights import WEIGHT_RULES, stochasticity_violations
+from .weights import DEFAULT_TOL, WEIGHT_RULES, stochasticity_violations
 
 __all__ = [
     "is_strongly_connected",
@@ -525,6 +525,33 @@ _KIND_FIX = {"row": "Build them with rule='row' (or 'metropolis' on an undirecte
              "column": "Build them with rule='column' (or 'metropolis' on an undirected graph)."}
 
 
+def _fixed_tables(seq: GraphSequence) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """The ``(idx, weight, mask)`` host tables of a fixed sparse sequence, one per stored step."""
+    lv = seq.leaves
+    idx, weight, mask = (np.asarray(lv[k]) for k in ("idx", "weight", "mask"))
+    return list(zip(idx, weight, mask, strict=True))
+
+
+def _first_table_violation(table, kind: str) -> str | None:
+    """:func:`_first_violation` of the weights a table ``(idx [n, K], weight, mask)`` holds
+    (entries with ``mask`` and a nonzero weight; a neighbour listed twice adds up), summed one
+    column of the table at a time in float64: O(n K) time, O(n) memory beyond the table."""
+    idx, weight, mask = table
+    n, width = idx.shape
+    tol = sum_tolerance(weight.dtype, n, DEFAULT_TOL)
+    sums = np.zeros(n, np.float64)
+    for k in range(width):
+        w_k = np.where(mask[:, k], weight[:, k], 0).astype(np.float64)
+        if kind == "row":
+            sums += w_k
+        else:
+            sums += np.bincount(idx[:, k], weights=w_k, minlength=n)
+    bad = np.flatnonzero(~(np.abs(sums - 1.0) <= tol))       # NaN sums fail too
+    if not bad.size:
+        return None
+    return f"{kind} {int(bad[0])} sums to {float(sums[bad[0]])!r}"
+
+
 def _first_violation(w: np.ndarray, kind: str) -> str | None:
     bad = stochasticity_violations(w, axis=1 if kind == "row" else 0)
     if not bad:
@@ -621,11 +648,12 @@ def sequence_stochasticity_failure(seq: GraphSequence, kind: str = "row") -> str
                     return (f"graph drawn with {how} (rule={seq.rule!r}, drop_prob="
                             f"{float(np.max(drop)):g}): {bad}")
         return None
-    # above the dense limit a sparse sequence is checked on its CSR weights, O(n + edges)
-    stack = (seq.fixed_csr() if seq.backend == "sparse" and seq.n > DENSE_LIMIT
-             else seq._fixed_host())
+    # above the dense limit a sparse sequence is checked on its tables, O(n + edges)
+    large = seq.backend == "sparse" and seq.n > DENSE_LIMIT
+    stack = _fixed_tables(seq) if large else seq._fixed_host()
+    first = _first_table_violation if large else _first_violation
     for k in kinds:
-        bad = [(t, _first_violation(w, k)) for t, w in enumerate(stack)]
+        bad = [(t, first(w, k)) for t, w in enumerate(stack)]
         bad = [(t, why) for t, why in bad if why is not None]
         if bad:
             steps = [t for t, _ in bad]

@@ -181,7 +181,8 @@ def table_to_dense(table: NeighborTable) -> jax.Array:
     return jnp.zeros((n, n), dtype=w.dtype).at[rows, table.idx].add(w)
 
 
-_UNROLL_MAX_K = 16   # tables up to this width unroll the neighbour loop; wider ones fori_loop
+_UNROLL_MAX_K = 64   # tables up to this width unroll the neighbour loop into one fused sum
+_UNROLL_BLOCK = 16   # wider tables: a fori_loop over blocks of this many columns, each unrolled
 
 
 def _check_mix_shapes(n_graph: int, X) -> None:
@@ -273,13 +274,27 @@ def _table_mix(table: NeighborTable, X):
         return jnp.where(lk.reshape(lk.shape + tail), wk.reshape(wk.shape + tail) * xk,
                          0).astype(dtype)
 
+    # The terms are added in the order k = 0, 1, ..., K - 1 whatever the width. Up to
+    # _UNROLL_MAX_K they form one fused elementwise sum (the accumulator never leaves the
+    # registers); a loop with one column per iteration would read and write the whole
+    # accumulator K times, several times slower on large N. Wider tables loop over blocks.
     k_width = table.idx.shape[1]
+    acc = term(0)
     if k_width <= _UNROLL_MAX_K:
-        acc = term(0)
         for k in range(1, k_width):
             acc = acc + term(k)
         return acc
-    return jax.lax.fori_loop(1, k_width, lambda k, acc: acc + term(k), term(0))
+
+    def block(b, acc):
+        for j in range(_UNROLL_BLOCK):
+            acc = acc + term(1 + b * _UNROLL_BLOCK + j)
+        return acc
+
+    blocks = (k_width - 1) // _UNROLL_BLOCK
+    acc = jax.lax.fori_loop(0, blocks, block, acc)
+    for k in range(1 + blocks * _UNROLL_BLOCK, k_width):
+        acc = acc + term(k)
+    return acc
 
 
 def as_table(graph: jax.Array | NeighborTable) -> NeighborTable:
