@@ -495,11 +495,11 @@ def test_environment_as_data_shares_one_compilation_across_graphs_means_and_hori
         return runner_compile._BY_IDENTITY[next(reversed(runner_compile._BY_IDENTITY))]
 
     programs, used = len(runner_compile._BY_PROGRAM), latest()
-    compiled = used.chunk._cache_size()
+    compiled = used.chunk.func._cache_size()
     other = evaluate(dec_ucb(star, theorem=2), bernoulli([0.1, 0.2, 0.9], correlated=True), 64,
                      [1, 2], record_every=64)
     assert latest() is used and len(runner_compile._BY_PROGRAM) == programs
-    assert used.chunk._cache_size() == compiled
+    assert used.chunk.func._cache_size() == compiled
     assert first.record_steps.tolist() == [40] and other.record_steps.tolist() == [64]
     # another reward family is another program
     evaluate(dec_ucb(ring, theorem=2), uniform([0.3, 0.6, 0.5]), 40, [1, 2], record_every=40)

@@ -213,16 +213,16 @@ def test_compiles_once_across_chunks_and_calls():
     run(COUNTING, other, seeds=[2, 3], num_steps=80, chunk_size=10, record_fn=_record_x)
     assert len(_TRACES) == 1  # new params values, seeds and horizon: no recompilation
     chunk = runner_compile._BY_IDENTITY[next(reversed(runner_compile._BY_IDENTITY))].chunk
-    compiled_chunks = chunk._cache_size()
+    compiled_chunks = chunk.func._cache_size()
     run(COUNTING, P0, seeds=[0, 1], num_steps=55, chunk_size=10, record_fn=_record_x)
     # a shorter last chunk compiles once more (documented), from the program traced once
     assert len(_TRACES) == 1
-    assert chunk._cache_size() == compiled_chunks + 1
+    assert chunk.func._cache_size() == compiled_chunks + 1
     # the same algorithm built anew (equal traced program) reuses the compilation
     again = Algorithm(_walk_init, lambda *args: _counting_step(*args), name="counting")
     assert again != COUNTING
     run(again, P0, seeds=[0, 1], num_steps=50, chunk_size=10, record_fn=_record_x)
-    assert len(_TRACES) == 2 and chunk._cache_size() == compiled_chunks + 1
+    assert len(_TRACES) == 2 and chunk.func._cache_size() == compiled_chunks + 1
 
 
 def test_cpu_compiler_options_reach_the_compiler_and_keep_the_numbers():

@@ -80,9 +80,12 @@ def _zeros_like_struct(tree):
 def _build(programs, opts: Options, mesh, cpu_compiler_options) -> Compiled:
     """Compile the traced ``programs`` (:class:`~decentral.runner.program.RunPrograms`): what
     runs is exactly what was fingerprinted, and the user's functions are not traced again."""
-    init_fn = programs.init.function()
-    step = programs.step.function()
-    record_fn = None if programs.record_fn is None else programs.record_fn.function()
+    # Large constants (neighbour tables, problem tables) are passed to the compiled programs
+    # as one argument ``c = (init, step, record)`` rather than copied into each of them.
+    init_consts, init_fn = programs.init.hoisted()
+    step_consts, step = programs.step.hoisted()
+    rec_consts, record_fn = ((), None) if programs.record_fn is None else \
+        programs.record_fn.hoisted()
     info_struct = programs.step.out_avals[1]
     sweep = bool(opts.params_axes)
     batched = NamedSharding(mesh, P(None, "seeds") if sweep else P("seeds"))
@@ -100,12 +103,12 @@ def _build(programs, opts: Options, mesh, cpu_compiler_options) -> Compiled:
         return jax.tree_util.tree_map(
             lambda a, s: lax.with_sharding_constraint(a, agent_block) if s else a, state, split)
 
-    def record(state, t, info, x):
+    def record(c, state, t, info, x):
         if record_fn is None:
             return state
         if opts.record_context:
-            return record_fn(state, info, x, t)
-        return record_fn(state)
+            return record_fn(c[2], state, info, x, t)
+        return record_fn(c[2], state)
 
     def first_x(xs):
         return jax.tree_util.tree_map(lambda a: a[0], xs)
@@ -116,29 +119,29 @@ def _build(programs, opts: Options, mesh, cpu_compiler_options) -> Compiled:
             return None, None
         return _zeros_like_struct(info_struct), _zeros_like_struct(first_x(xs))
 
-    def advance(step_root, params, carry, t, x_t):
+    def advance(c, step_root, params, carry, t, x_t):
         st = carry[0]
-        new_st, info = step(jax.random.fold_in(step_root, t), st, params, t, x_t)
+        new_st, info = step(c[1], jax.random.fold_in(step_root, t), st, params, t, x_t)
         new_st = keep_blocks(new_st)
         if opts.record_context:
             return (new_st, info, x_t)
         return (new_st,)
 
-    def take(carry, t_done):
+    def take(c, carry, t_done):
         if opts.record_context:
             st, info, x = carry
-            return record(st, t_done, info, x)
-        return record(carry[0], t_done, None, None)
+            return record(c, st, t_done, info, x)
+        return record(c, carry[0], t_done, None, None)
 
     def finite(state, recs):
         ok = all_finite(state)
         return jnp.logical_and(ok, all_finite(recs)) if check_records else ok
 
-    def init_one(seed, params, xs):
+    def init_one(c, seed, params, xs):
         init_key, step_root = derive(seed)
-        state = init_fn(init_key, params)
+        state = init_fn(c[0], init_key, params)
         info, x = context_zeros(step_root, state, params, xs)
-        rec = record(state, jnp.int32(0), info, x)
+        rec = record(c, state, jnp.int32(0), info, x)
         return state, rec, all_finite(state), all_finite(rec)
 
     def start_carry(step_root, state, params, xs):
@@ -147,7 +150,7 @@ def _build(programs, opts: Options, mesh, cpu_compiler_options) -> Compiled:
             return (state, info, x)
         return (state,)
 
-    def chunk_regular(seed, state, params, xs, t0, n_blocks):
+    def chunk_regular(c, seed, state, params, xs, t0, n_blocks):
         _, step_root = derive(seed)
         every = opts.record_every
         length = n_blocks * every
@@ -158,32 +161,32 @@ def _build(programs, opts: Options, mesh, cpu_compiler_options) -> Compiled:
 
         def one_step(carry, inp):
             t, x_t = inp
-            return advance(step_root, params, carry, t, x_t), None
+            return advance(c, step_root, params, carry, t, x_t), None
 
         def block(carry, inp):
             carry, _ = lax.scan(one_step, carry, inp)
-            return carry, take(carry, inp[0][-1] + 1)
+            return carry, take(c, carry, inp[0][-1] + 1)
 
         carry, recs = lax.scan(block, start_carry(step_root, state, params, xs), (ts, xs_blocks))
         return carry[0], recs, finite(carry[0], recs)
 
-    def chunk_irregular(seed, state, params, xs, t0, gaps):
+    def chunk_irregular(c, seed, state, params, xs, t0, gaps):
         _, step_root = derive(seed)
 
         def body(t, carry):
             x_t = jax.tree_util.tree_map(lambda a: lax.dynamic_index_in_dim(a, t, 0, False), xs)
-            return advance(step_root, params, carry, t, x_t)
+            return advance(c, step_root, params, carry, t, x_t)
 
         def segment(inner, gap):
             carry, t = inner
             carry = lax.fori_loop(t, t + gap, body, carry)
-            return (carry, t + gap), take(carry, t + gap)
+            return (carry, t + gap), take(c, carry, t + gap)
 
         (carry, _), recs = lax.scan(segment, (start_carry(step_root, state, params, xs), t0),
                                     gaps)
         return carry[0], recs, finite(carry[0], recs)
 
-    def locate_one(seed, state, params, xs, t0, is_record):
+    def locate_one(c, seed, state, params, xs, t0, is_record):
         """Per-step flags of one chunk replayed step by step (the failure path)."""
         _, step_root = derive(seed)
 
@@ -191,8 +194,8 @@ def _build(programs, opts: Options, mesh, cpu_compiler_options) -> Compiled:
             k, rec_here = inp
             t = t0 + k
             x_t = jax.tree_util.tree_map(lambda a: lax.dynamic_index_in_dim(a, t, 0, False), xs)
-            carry = advance(step_root, params, carry, t, x_t)
-            rec_ok = jnp.logical_or(~rec_here, all_finite(take(carry, t + 1))) \
+            carry = advance(c, step_root, params, carry, t, x_t)
+            rec_ok = jnp.logical_or(~rec_here, all_finite(take(c, carry, t + 1))) \
                 if check_records else jnp.bool_(True)
             return carry, (all_finite(carry[0]), rec_ok)
 
@@ -203,27 +206,32 @@ def _build(programs, opts: Options, mesh, cpu_compiler_options) -> Compiled:
 
     chunk_one = chunk_regular if opts.record_every is not None else chunk_irregular
     seeds_axis = {"spmd_axis_name": "seeds"} if splitting else {}
-    init_v = jax.vmap(init_one, in_axes=(0, None, None), **seeds_axis)
-    chunk_v = jax.vmap(chunk_one, in_axes=(0, 0, None, None, None, None), **seeds_axis)
-    locate_v = jax.vmap(locate_one, in_axes=(0, 0, None, None, None, None), **seeds_axis)
+    init_v = jax.vmap(init_one, in_axes=(None, 0, None, None), **seeds_axis)
+    chunk_v = jax.vmap(chunk_one, in_axes=(None, 0, 0, None, None, None, None), **seeds_axis)
+    locate_v = jax.vmap(locate_one, in_axes=(None, 0, 0, None, None, None, None),
+                        **seeds_axis)
     if sweep:
         treedef, leaves = opts.params_axes
         axes = jax.tree_util.tree_unflatten(treedef, list(leaves))
-        init_v = jax.vmap(init_v, in_axes=(None, axes, None))
-        chunk_v = jax.vmap(chunk_v, in_axes=(None, 0, axes, None, None, None))
-        locate_v = jax.vmap(locate_v, in_axes=(None, 0, axes, None, None, None))
+        init_v = jax.vmap(init_v, in_axes=(None, None, axes, None))
+        chunk_v = jax.vmap(chunk_v, in_axes=(None, None, 0, axes, None, None, None))
+        locate_v = jax.vmap(locate_v, in_axes=(None, None, 0, axes, None, None, None))
 
-    static = (5,) if opts.record_every is not None else ()
+    static = (6,) if opts.record_every is not None else ()
     on_cpu = all(d.platform == "cpu" for d in mesh.devices.flat)
     own = (dict(cpu_compiler_options) if on_cpu else {}) or None
+    # the hoisted constants, placed once on every device of the mesh
+    consts = jax.device_put((init_consts, step_consts, rec_consts), NamedSharding(mesh, P()))
     return Compiled(
         programs,
         state_sharded,
-        jax.jit(init_v, out_shardings=(state_sharded, batched, batched, batched),
-                compiler_options=own),
-        jax.jit(chunk_v, static_argnums=static, out_shardings=(state_sharded, batched, batched),
-                compiler_options=own),
-        jax.jit(locate_v, compiler_options=own),
+        functools.partial(jax.jit(init_v, out_shardings=(state_sharded, batched, batched,
+                                                         batched), compiler_options=own),
+                          consts),
+        functools.partial(jax.jit(chunk_v, static_argnums=static,
+                                  out_shardings=(state_sharded, batched, batched),
+                                  compiler_options=own), consts),
+        functools.partial(jax.jit(locate_v, compiler_options=own), consts),
     )
 
 

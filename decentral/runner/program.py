@@ -103,6 +103,42 @@ class Program(NamedTuple):
 
         return evaluate
 
+    def hoisted(self, min_bytes: int | None = None) -> tuple[tuple, Any]:
+        """``(constants, function)``: the program's constants of at least ``min_bytes`` bytes
+        (default :data:`HOIST_MIN_BYTES`), and a function like :meth:`function` that takes
+        them as its first argument (a tuple) instead of holding them.
+
+        A constant a compiled program holds is copied into the executable (once per program
+        and per device, and several times while XLA compiles it); a neighbour table of 10^6
+        agents is 180 MB. Passed as an argument it is stored once, wherever the caller puts
+        it. Smaller constants stay in the program, where XLA can fold them."""
+        limit = HOIST_MIN_BYTES if min_bytes is None else int(min_bytes)
+        consts = list(self.jaxpr.consts)
+        big = [i for i, c in enumerate(consts)
+               if int(getattr(c, "nbytes", 0)) >= limit and hasattr(c, "shape")]
+        inner = self.jaxpr.jaxpr
+        out_tree = jax.tree_util.tree_structure(self.out_avals)
+        expected = self.num_inputs
+
+        def evaluate(hoisted, *args):
+            leaves = jax.tree_util.tree_leaves(args)
+            if len(leaves) != expected:
+                raise TypeError(f"the program takes {expected} array inputs; got "
+                                f"{len(leaves)}")
+            values = list(consts)
+            for i, value in zip(big, hoisted, strict=True):
+                values[i] = value
+            closed = jcore.ClosedJaxpr(inner, values)
+            outs = [jax.numpy.asarray(o) for o in jcore.jaxpr_as_fun(closed)(*leaves)]
+            return jax.tree_util.tree_unflatten(out_tree, outs)
+
+        return tuple(consts[i] for i in big), evaluate
+
+
+HOIST_MIN_BYTES = 1 << 20
+"""Constants of a traced program at least this large are passed to the compiled program as
+arguments (:meth:`Program.hoisted`) rather than copied into it."""
+
 
 class _Writer:
     """Writes a jaxpr as canonical lines (see the module docstring)."""
