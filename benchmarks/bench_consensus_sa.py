@@ -19,7 +19,9 @@ timed against
 All sides compute the same update (combine-then-adapt, eq. (3)); agreement is checked on a
 short run with the chain path replayed. The dense rows also report the fraction of this
 machine's dense-matmul rate (GFLOP/s of one large float32 matmul, measured in the same run)
-that the decentral side reaches, counting ``2 N^2 d + 2 N d^2`` flops per seed-step.
+that the decentral side reaches, counting ``2 N^2 d + 2 N d^2`` flops per seed-step, in a row
+of its own (target: at least half). Targets: (a) >= 30x on both graphs, (b) >= 3x on the dense
+graph and >= 2x on the exponential one (where numpy mixes with the dense ``W``).
 """
 
 from __future__ import annotations
@@ -40,6 +42,9 @@ from decentral.schedules import constant
 __all__ = ["bench_consensus_sa", "numpy_loop", "numpy_vectorised", "matmul_rate"]
 
 ALPHA = 0.01
+
+MATMUL_SHARE_TARGET = 0.5
+"""The dense step's share of the machine's float32 matmul rate it should reach."""
 
 
 def _final_first_agent(state):
@@ -169,8 +174,8 @@ def bench_consensus_sa(*, S: int, N: int, d: int, T: int, states: int, loop_seed
                       f"{per_large * 1e6:.1f} us: {linear:.0%} apart)",
             reference_value=t_loop, ratio=ratio(t_loop, t_dec.median_s),
             reference_times_s=[t_loop],
-            target_ratio=30.0 if seq.backend == "sparse" else 10.0,
-            notes=f"target >= {30 if seq.backend == 'sparse' else 10}x; decentral "
+            target_ratio=30.0,
+            notes=f"target >= 30x; decentral "
                   f"{t_dec.median_s / (S * T) * 1e9:.0f} ns per seed-step",
             extra=dict(per_seed_step_us=[per_small * 1e6, per_large * 1e6],
                        linearity_gap=linear),
@@ -181,11 +186,23 @@ def bench_consensus_sa(*, S: int, N: int, d: int, T: int, states: int, loop_seed
                       "table sampling)",
             reference_value=t_vec.median_s, ratio=ratio(t_vec.median_s, t_dec.median_s),
             reference_times_s=t_vec.times_s,
-            target_ratio=2.0,
-            notes=(f"target >= 2x; {gflops:.1f} GFLOP/s = {gflops / rate:.0%} of this "
+            target_ratio=3.0 if seq.backend == "dense" else 2.0,
+            notes=(f"target >= 3x; {gflops:.1f} GFLOP/s = {gflops / rate:.0%} of this "
                    f"machine's float32 matmul rate ({rate:.0f} GFLOP/s, one 2048^2 numpy "
                    "matmul)") if seq.backend == "dense" else
                   "exponential graph: numpy mixes with the dense W",
             extra=dict(gflops=gflops, matmul_gflops=rate),
             reference_label="numpy, batched seeds", **common))
+        if seq.backend == "dense":
+            at_rate = flops / (rate * 1e9)
+            rows.append(BenchResult(
+                variant=f"{label}: share of the float32 matmul rate",
+                reference=f"the same flops (2 N^2 d + 2 N d^2 per seed-step) at this machine's "
+                          f"float32 matmul rate ({rate:.0f} GFLOP/s, one 2048^2 numpy matmul, "
+                          f"measured in this run)",
+                reference_value=at_rate, ratio=ratio(at_rate, t_dec.median_s),
+                reference_times_s=[at_rate], target_ratio=MATMUL_SHARE_TARGET,
+                notes=f"target >= {MATMUL_SHARE_TARGET:.0%}; {gflops:.1f} GFLOP/s",
+                extra=dict(gflops=gflops, matmul_gflops=rate),
+                reference_label="matmul rate", **common))
     return rows

@@ -47,14 +47,9 @@ def algorithms():
         "consensus_agents": (cons, consensus_params(), "agents"),
         "consensus_both": (cons, consensus_params(), (2, 2)),
         "push_sum_agents": (push, push_sum_params(), "agents"),
-        "consensus_sa_agents": (_with_agents(sa), sa_params(constant(0.05)), "agents"),
+        "consensus_sa_agents": (sa, sa_params(constant(0.05)), "agents"),
         "push_sum_sa_both": (push_sa, sa_params(constant(0.05)), (2, 2)),
     }
-
-
-def _with_agents(alg):
-    """The algorithm with its agent axis declared (a no-op once its factory declares it)."""
-    return alg if alg.num_agents is not None else alg.replace(num_agents=N)
 
 
 class Stop(Exception):

@@ -249,6 +249,15 @@ def check_divergence_options(factor, after) -> None:
         raise ValueError(f"divergence_after must be a non-negative int; got {after!r}.")
 
 
+def _divergence_bound(theta0, scale: float, factor, dtype):
+    """``factor * max(scale, max_i ||theta0^i||)`` in ``dtype`` (the bound of
+    :func:`blowup_guard`)."""
+    ref = jnp.asarray(scale, dtype)
+    if theta0 is not None:
+        ref = jnp.maximum(ref, jnp.max(jnp.linalg.norm(jnp.asarray(theta0, dtype), axis=-1)))
+    return factor * ref
+
+
 def blowup_guard(theta, theta0, t, scale: float, factor, after: int, rows=None):
     """``theta``, or NaN everywhere once ``t >= after`` and a row norm exceeds the bound.
 
@@ -259,31 +268,63 @@ def blowup_guard(theta, theta0, t, scale: float, factor, after: int, rows=None):
     """
     if factor is None:
         return theta
-    ref = jnp.asarray(scale, theta.dtype)
-    if theta0 is not None:
-        ref = jnp.maximum(ref, jnp.max(jnp.linalg.norm(jnp.asarray(theta0, theta.dtype),
-                                                       axis=-1)))
+    bound = _divergence_bound(theta0, scale, factor, theta.dtype)
     rows = (theta if rows is None else rows).reshape(theta.shape[0], -1)
-    blown = (jnp.max(jnp.linalg.norm(rows, axis=-1)) > factor * ref) & (t >= after)
+    blown = (jnp.max(jnp.linalg.norm(rows, axis=-1)) > bound) & (t >= after)
     return jnp.where(blown, jnp.nan, theta)
 
 
-#: Largest ``d`` for which :func:`_left_product` sums the ``d`` terms itself (an elementwise
-#: expression XLA fuses and vectorises over the agents) rather than calling a matrix product.
-LEFT_PRODUCT_UNROLL = 16
+def _blowup_guard_T(theta, theta_T, theta0, t, scale: float, factor, after: int):
+    """:func:`blowup_guard` of ``theta [N, d]`` from its transpose ``theta_T [d, N]``: the same
+    verdict, computed the way XLA on CPU runs fast. The row norms of ``theta`` are the column
+    norms of ``theta_T`` (:func:`_column_sum_squares`), and their maximum is compared with the
+    bound through an integer code (2 for a NaN norm, 1 above the bound, 0 otherwise): the
+    largest code is 1 exactly when ``max_i ||theta^i|| > bound`` (a NaN norm makes that maximum
+    NaN, never above the bound). A float maximum there would go to a library reduction that
+    costs more than the rest of the check."""
+    if factor is None:
+        return theta
+    bound = _divergence_bound(theta0, scale, factor, theta.dtype)
+    norms = jnp.sqrt(_column_sum_squares(theta_T))
+    code = jnp.where(jnp.isnan(norms), 2, (norms > bound).astype(jnp.int32))
+    blown = (jnp.max(code) == 1) & (t >= after)
+    return jnp.where(blown, jnp.nan, theta)
+
+
+#: XLA options of the consensus-SA programs on CPU (:attr:`Algorithm.cpu_compiler_options
+#: <decentral.runner.Algorithm>`): LLVM may use 512-bit vectors (AVX-512) in the fused
+#: elementwise passes where the CPU has them; elsewhere the widest available vectors are used.
+#: Vector width does not change per-element arithmetic.
+CPU_COMPILER_OPTIONS = {"xla_cpu_prefer_vector_width": 512}
+
+#: Largest ``d`` for which :func:`_left_product` and :func:`_column_sum_squares` sum the ``d``
+#: terms themselves (an elementwise expression XLA fuses and vectorises over the agents)
+#: rather than calling a matrix product or a reduction.
+UNROLL_DIM = 16
 
 
 def _left_product(M, X):
-    """``M @ X`` for a small ``M [d, d]`` and ``X [d, N]``: for ``d <= LEFT_PRODUCT_UNROLL``
-    the sum ``sum_k M[:, k] X[k, :]`` written out (in the order k = 0, 1, ...). Vmapped over
-    seeds, a ``dot`` would be a batch of tiny ``d x d`` products, which XLA on CPU runs far
-    below the machine's rate; the written-out sum is one fused elementwise pass."""
+    """``M @ X`` for a small ``M [d, d]`` and ``X [d, N]``: for ``d <= UNROLL_DIM`` the sum
+    ``sum_k M[:, k] X[k, :]`` written out (in the order k = 0, 1, ...). Vmapped over seeds, a
+    ``dot`` is a batch of tiny ``d x d`` products, which XLA on CPU runs far below the
+    machine's rate; the written-out sum is one fused elementwise pass."""
     d = M.shape[-1]
-    if d > LEFT_PRODUCT_UNROLL:
+    if d > UNROLL_DIM:
         return M @ X
     acc = M[:, :1] * X[:1]
     for k in range(1, d):
         acc = acc + M[:, k:k + 1] * X[k:k + 1]
+    return acc
+
+
+def _column_sum_squares(X):
+    """``sum_k X[k, :]**2`` of ``X [d, N]`` (written out in the order k = 0, 1, ... for
+    ``d <= UNROLL_DIM``)."""
+    if X.shape[0] > UNROLL_DIM:
+        return jnp.sum(X * X, axis=0)
+    acc = X[0] * X[0]
+    for k in range(1, X.shape[0]):
+        acc = acc + X[k] * X[k]
     return acc
 
 
@@ -323,6 +364,19 @@ def consensus_sa(problem: LinearSAProblem, graphs, *,
     Raises:
         ValueError: a variant not in :data:`VARIANTS`, graphs that are not row-stochastic or
             whose agent count differs from the problem's.
+
+    Speed:
+        With a dense ``W_t`` the step computes the transpose of eq. (3),
+        ``Theta_{t+1}^T = ((I + alpha_t A(X_t)) Theta_t^T) W_t^T + alpha_t B(X_t)^T`` — the same
+        numbers up to the order of the sums — so that, vmapped over seeds, the mixing is one
+        ``[seeds * d, N] x [N, N]`` product (XLA then keeps the state as ``Theta^T`` between
+        steps, with no transposes), the ``d x d`` factor and the norm check are elementwise
+        passes with the agents on the fast axis (:func:`_left_product`), and no small
+        per-seed matrix product or library reduction is left. XLA on CPU vectorises an
+        elementwise pass only along its last axis, and an ``[N, d]`` layout with ``d = 10`` runs
+        it unvectorised, several times slower. The algorithm also asks XLA for 512-bit vectors
+        where the CPU has them (:data:`CPU_COMPILER_OPTIONS`; per-element arithmetic is
+        unchanged). A sparse table mixes as before, on ``Theta``.
     """
     from decentral.runner import Algorithm
 
@@ -361,7 +415,7 @@ def consensus_sa(problem: LinearSAProblem, graphs, *,
         alpha = step_size(params.step_size, t).astype(state.theta.dtype)
         A_x = A_tab[state.x]                                          # 1. observe X_t
         if seq.backend == "dense":
-            # The same update on Theta^T [d, N] (see the docstring's "Speed"): the mixing is
+            # The same update on Theta^T [d, N] (see "Speed" in the docstring): the mixing is
             # Theta^T W^T, one [seeds * d, N] x [N, N] product over all seeds, and every
             # per-agent array keeps the agents (N) on its last axis.
             th_T = state.theta.T
@@ -373,26 +427,30 @@ def consensus_sa(problem: LinearSAProblem, graphs, *,
                 # Remark 1: Theta_{t+1}^T = Theta_t^T W_t^T + a (A(X_t) Theta_t^T + B(X_t)^T)
                 theta_T = th_T @ graph.T + alpha * (_left_product(A_x, th_T)
                                                     + bT_tab[state.x])
-            theta = theta_T.T
-        elif combine_first:
-            # 2.-3. Theta_{t+1} = W_t Theta_t (I + a A(X_t))^T + a B(X_t), eq. (3): the d x d
-            # factor is applied before the mixing (the same product, associativity); it keeps
-            # the per-seed matrix product off the gathered operand of a sparse table, which
-            # XLA on CPU runs about 5x slower.
-            adapted = state.theta + alpha * (state.theta @ A_x.T)
-            theta = mix(graph, adapted, exact_nonfinite=False) + alpha * b_tab[state.x]
+            theta_T = theta_T.astype(state.theta.dtype)
+            theta = _blowup_guard_T(theta_T.T, theta_T, params.theta0, t, scale,
+                                    divergence_factor, divergence_after)
         else:
-            # Remark 1: Theta_{t+1} = W_t Theta_t + a (Theta_t A(X_t)^T + B(X_t))
-            theta = mix(graph, state.theta, exact_nonfinite=False) + alpha * (
-                state.theta @ A_x.T + b_tab[state.x])
-        theta = blowup_guard(theta.astype(state.theta.dtype), params.theta0, t, scale,
-                             divergence_factor, divergence_after)
+            if combine_first:
+                # 2.-3. Theta_{t+1} = W_t Theta_t (I + a A(X_t))^T + a B(X_t), eq. (3): the
+                # d x d factor is applied before the mixing (the same product,
+                # associativity); it keeps the per-seed matrix product off the gathered
+                # operand of a sparse table, which XLA on CPU runs about 5x slower.
+                adapted = state.theta + alpha * (state.theta @ A_x.T)
+                theta = mix(graph, adapted, exact_nonfinite=False) + alpha * b_tab[state.x]
+            else:
+                # Remark 1: Theta_{t+1} = W_t Theta_t + a (Theta_t A(X_t)^T + B(X_t))
+                theta = mix(graph, state.theta, exact_nonfinite=False) + alpha * (
+                    state.theta @ A_x.T + b_tab[state.x])
+            theta = blowup_guard(theta.astype(state.theta.dtype), params.theta0, t, scale,
+                                 divergence_factor, divergence_after)
         return SAState(theta, next_state(chain_key, chain, state.x)), None   # 4. X_{t+1}
 
     config = {"problem": problem.digest(), "graphs": graphs.digest(), "variant": variant,
               "per_seed_graphs": graphs.draws_per_seed,
               "divergence": [divergence_factor, int(divergence_after)]}
-    return Algorithm(init=init, step=step, name=f"consensus_sa.{variant}", version="2",
-                     max_horizon=graphs.length, config=config,
+    return Algorithm(init=init, step=step, name=f"consensus_sa.{variant}", version="3",
+                     max_horizon=graphs.length, config=config, num_agents=n,
+                     cpu_compiler_options=CPU_COMPILER_OPTIONS,
                      check_params=sa_check_params(graphs, problem, "row"),
                      divergence_hint="reduce params.step_size (the schedule's alpha_0)")
