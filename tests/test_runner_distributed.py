@@ -9,7 +9,6 @@ resumed; this process runs the same cases on one device.
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import socket
 import subprocess
@@ -19,6 +18,7 @@ from pathlib import Path
 import jax
 import numpy as np
 import pytest
+from children import load_child
 
 from decentral.runner import run
 
@@ -27,10 +27,7 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def _child_module():
-    spec = importlib.util.spec_from_file_location("_distributed_child", CHILD)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_child(CHILD)
 
 
 def _free_port() -> int:

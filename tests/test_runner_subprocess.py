@@ -3,7 +3,6 @@ sharded over 4 emulated CPU devices (6 seeds, padded) matches the single-device 
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import signal
@@ -13,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from children import load_child
 
 from decentral.results import load_results
 from decentral.runner import run
@@ -22,10 +22,7 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def _child_module():
-    spec = importlib.util.spec_from_file_location("_runner_child", CHILD)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_child(CHILD)
 
 
 def _run_child(args, extra_env=None):
