@@ -1128,3 +1128,27 @@ def test_switch_attacker_plays_the_chosen_attack():
         np.testing.assert_allclose(np.asarray(msgs)[0, :3], want)
     with pytest.raises(ValueError, match="non-empty"):
         switch_attacker([])
+
+
+def test_hypotheses_above_the_dense_limit_are_checked_on_sparse_patterns():
+    # A circulant graph of n > DENSE_LIMIT agents where agent i hears 3 others (i + 1, i + 2,
+    # i + 3): with agents 5 and 6 Byzantine, agents 3 and 4 hear both (> H = 1); with H = 2
+    # every cooperative agent has fewer than 2H + 1 = 5 in-neighbours. The sparse check must
+    # give the messages the dense check gives on the same graph at a small n.
+    def messages(n, H, sparse):
+        adj = g.circulant(n, [-1, -2, -3], sparse=sparse)
+        return check_hypotheses(adj, H, [5, 6], check_robustness=False, warn=False)
+
+    n = g.DENSE_LIMIT + 1
+    big = messages(n, 1, True)
+    assert len(big) == 1 and "cooperative agents [3, 4] have more than H = 1 Byzantine" in big[0]
+    assert big == messages(40, 1, False)
+    few = messages(n, 2, True)
+    assert "cooperative agents [0, 1, 2, 3, 4, 7, 8, 9, 10, 11] have fewer than 2H + 1 = 5" in \
+        few[0]
+    assert few[0] == messages(40, 2, False)[0]
+    with pytest.raises(ValueError, match="check_robustness=True.*DENSE_LIMIT"):
+        check_hypotheses(g.circulant(n, [-1, -2, -3], sparse=True), 1, [0],
+                         check_robustness=True)
+    with pytest.warns(UserWarning, match="not computed above decentral.graphs.DENSE_LIMIT"):
+        resilient_consensus(g.circulant(n, [-1, -2, -3], sparse=True), 1, [5], huge())

@@ -33,7 +33,9 @@ sequence passed in the params is checked the same way when a run starts (``check
 Robustness is computed exactly (:func:`decentral.graphs.r_robustness`: enumeration up to 16
 agents, a MILP with a time limit above), by default for graphs up to
 :data:`ROBUSTNESS_AUTO_MAX_N` agents; ``check_robustness=False`` skips it (e.g. for a benchmark
-at 1000 agents). The in-degree check applies for ``H >= 1`` only: ``r``-robust implies
+at 1000 agents). Above :data:`decentral.graphs.DENSE_LIMIT` agents (sparse graphs) the in-degree
+and H-local checks run on the sparse patterns in O(edges), and robustness is not computed. The
+in-degree check applies for ``H >= 1`` only: ``r``-robust implies
 in-degree ``>= r`` only for ``r >= 2`` (a rooted out-branching is 1-robust with a root of
 in-degree 0, and plain averaging still reaches consensus on it).
 
@@ -63,6 +65,7 @@ from typing import Any, NamedTuple
 import jax
 import jax.numpy as jnp
 import numpy as np
+import scipy.sparse as sp
 
 import decentral.graphs as g
 from decentral._checks import check_indices
@@ -171,11 +174,17 @@ def _patterns(seq: GraphSequence) -> tuple[list[np.ndarray], str]:
         return [np.asarray(seq.leaves["base"], bool)], \
             "the base graph of a random edge-drop sequence (a dropped edge can break it)"
     steps = seq.length if seq.length is not None else seq.period
-    stack = seq.weights_host(steps) > 0
-    uniq: list[np.ndarray] = []
-    for p in stack:
-        if not any(np.array_equal(p, q) for q in uniq):
-            uniq.append(p)
+    uniq: list = []
+    if seq.backend == "sparse" and seq.n > g.DENSE_LIMIT:
+        # above the dense limit: the stored steps' patterns as boolean CSR, O(P edges)
+        for w in seq.fixed_csr():
+            p = sp.csr_array(w != 0)
+            if not any((p != q).nnz == 0 for q in uniq):
+                uniq.append(p)
+    else:
+        for p in seq.weights_host(steps) > 0:
+            if not any(np.array_equal(p, q) for q in uniq):
+                uniq.append(p)
     what = {"static": "the static graph", "periodic": f"the {steps} graphs of one period",
             "explicit": f"all {steps} graphs of the explicit stack",
             "one_peer_exponential": f"the {steps} graphs of one period"}[seq.form]
@@ -219,16 +228,20 @@ def check_hypotheses(graphs, H: int, byzantine: Sequence[int], *,
     if check_robustness is None:
         check_robustness = n <= ROBUSTNESS_AUTO_MAX_N
     pats, what = _patterns(seq)
+    if check_robustness and pats and sp.issparse(pats[0]):
+        raise ValueError(
+            f"check_robustness=True: r-robustness is computed on dense patterns (an exact "
+            f"enumeration or MILP), and this graph has {n} agents, above "
+            f"decentral.graphs.DENSE_LIMIT = {g.DENSE_LIMIT}. Leave check_robustness at None "
+            f"(the in-degree and H-local checks still run) or pass False.")
     out: list[str] = []
     for k, pat in enumerate(pats):
-        off = pat & ~np.eye(n, dtype=bool)
-        indeg = off.sum(axis=1)
+        indeg, nbyz = _in_counts(pat, byz)
         few = [int(i) for i in np.flatnonzero(coop & (indeg < 2 * H + 1))] if H >= 1 else []
         if few:
             out.append(f"graph {k} of {what}: cooperative agents {few[:10]} have fewer than "
                        f"2H + 1 = {2 * H + 1} in-neighbours (in-degrees "
                        f"{[int(indeg[i]) for i in few[:10]]})")
-        nbyz = off[:, list(byz)].sum(axis=1) if byz else np.zeros(n, int)
         many = [int(i) for i in np.flatnonzero(coop & (nbyz > H))]
         if many:
             out.append(f"graph {k} of {what}: cooperative agents {many[:10]} have more than "
@@ -251,9 +264,28 @@ def check_hypotheses(graphs, H: int, byzantine: Sequence[int], *,
         if not check_robustness and n >= 2:
             why = (f"N = {n} > {ROBUSTNESS_AUTO_MAX_N}" if n > ROBUSTNESS_AUTO_MAX_N
                    else "check_robustness=False")
-            warnings.warn(f"r-robustness not checked ({why}); pass check_robustness=True to "
-                          "compute it.", UserWarning, stacklevel=3)
+            how = ("it is not computed above decentral.graphs.DENSE_LIMIT agents"
+                   if pats and sp.issparse(pats[0]) else
+                   "pass check_robustness=True to compute it")
+            warnings.warn(f"r-robustness not checked ({why}); {how}.", UserWarning,
+                          stacklevel=3)
     return out
+
+
+def _in_counts(pat, byz) -> tuple[np.ndarray, np.ndarray]:
+    """Per agent: in-neighbours other than itself, and how many of them are Byzantine, of a
+    boolean pattern ``pat[i, j]`` (j -> i), dense or scipy sparse (then in O(edges))."""
+    n = pat.shape[0]
+    if not sp.issparse(pat):
+        off = pat & ~np.eye(n, dtype=bool)
+        nbyz = off[:, list(byz)].sum(axis=1) if byz else np.zeros(n, int)
+        return off.sum(axis=1), nbyz
+    coo = sp.coo_array(pat)
+    keep = (coo.row != coo.col) & coo.data.astype(bool)
+    rows, cols = coo.row[keep], coo.col[keep]
+    is_byz = np.zeros(n, bool)
+    is_byz[list(byz)] = True
+    return (np.bincount(rows, minlength=n), np.bincount(rows[is_byz[cols]], minlength=n))
 
 
 def _check_H(H) -> int:
