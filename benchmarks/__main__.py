@@ -2,11 +2,13 @@
 
 Usage::
 
-    python -m benchmarks [--quick] [--only PATTERN ...] [--out DIR] [--repeats N] [--list]
+    python -m benchmarks [--quick | --full] [--only PATTERN ...] [--out DIR] [--repeats N] [--list]
 
-``--quick`` runs small sizes (at those the times are mostly compilation); ``--size tiny`` the
-smoke-test sizes (:data:`benchmarks.registry.SIZES`). ``--only`` selects benchmark ids by
-substring (repeatable, or comma-separated). The console table fits 120 columns (see
+``--quick`` runs small sizes (at those the times are mostly compilation); ``--full`` (the
+default) the largest, where the targets are set (e.g. the ``scale`` benchmarks up to 10^6
+agents and horizons up to 10^6); ``--size tiny`` the smoke-test sizes
+(:data:`benchmarks.registry.SIZES`). ``--only`` selects benchmark ids by substring
+(repeatable, or comma-separated). The console table fits 120 columns (see
 :func:`benchmarks.report.format_table`); results go to ``DIR/results.json`` (every row, the
 configuration and ``decentral.results.provenance()``) and ``DIR/results.md``; DIR defaults to
 ``benchmarks/out``.
@@ -46,7 +48,10 @@ def build_parser() -> argparse.ArgumentParser:
         description="Speed and memory of the decentral foundation as ratios against reference "
                     "implementations timed in the same run (ratio = reference / decentral).",
     )
-    p.add_argument("--quick", action="store_true", help="small sizes (seconds)")
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument("--quick", action="store_true", help="small sizes (seconds)")
+    mode.add_argument("--full", action="store_true",
+                      help="the default sizes, the largest (targets are set for these)")
     p.add_argument("--size", choices=sorted(registry.SIZES), default=None,
                    help="size mode (overrides --quick; 'tiny' is the smoke-test size)")
     p.add_argument("--only", action="append", metavar="PATTERN",

@@ -128,3 +128,14 @@ def test_a_failed_sharded_side_becomes_a_row(monkeypatch):
     with pytest.raises(ValueError, match="T >= 8"):
         sharded.bench_scale_sharded(N=8, S=2, d=2, T=4)
     assert 0 < sharded.free_port() < 65536
+
+
+def test_full_is_the_default_size_and_excludes_quick(capsys):
+    from benchmarks.__main__ import build_parser, main
+
+    assert build_parser().parse_args(["--full"]).full
+    assert main(["--full", "--list"]) == 0
+    assert "scale.families" in capsys.readouterr().out.split()
+    with pytest.raises(SystemExit) as exc:
+        main(["--full", "--quick", "--list"])
+    assert exc.value.code == 2
