@@ -5,7 +5,8 @@ Usage:
 
 Each process joins the job on 127.0.0.1:<port> with 2 CPU devices (with one process: no
 ``jax.distributed``, 4 emulated devices), runs the CASES below with ``run`` exactly as one
-process would (float64), and saves every result it got to ``<out_dir>/p<process_id>.npz``. A
+process would (float64; every constant of the programs passed as an argument, replicated over
+the job's devices), and saves every result it got to ``<out_dir>/p<process_id>.npz``. A
 checkpointed run is interrupted after its second chunk and resumed by the same call. The parent
 compares every process's results with a single-device run of the same cases.
 """
@@ -20,6 +21,7 @@ import jax.numpy as jnp
 import numpy as np
 
 import decentral.graphs as g
+import decentral.runner.program as program
 from decentral.consensus import consensus, consensus_params
 from decentral.consensus_sa import consensus_sa, random_mrp, sa_params, td0_problem
 from decentral.devices import initialize_distributed, use_all_cpu_cores
@@ -68,6 +70,9 @@ def main(pid: int, nproc: int, port: int, out_dir: str) -> None:
     else:
         use_all_cpu_cores(4)
     jax.config.update("jax_enable_x64", True)
+    # every constant of 64 bytes or more becomes an argument of the compiled programs, placed
+    # on every device of the (multi-process) mesh: the parent's references embed them
+    program.HOIST_MIN_BYTES = 64
     out = {}
     for name, (alg, params, layout) in algorithms().items():
         res = run(alg, params, SEEDS, layout=layout, **RUN_KW)

@@ -85,3 +85,23 @@ def test_the_program_function_evaluates_what_was_traced():
     out = prog.function()(X, jnp.float32(2.0))
     np.testing.assert_array_equal(out["y"], np.full(3, 3.0, np.float32))
     assert bool(out["flag"]) and out["flag"].dtype == jnp.bool_
+
+
+def test_hoisted_constants_are_an_argument_and_give_the_same_numbers():
+    big = np.arange(300_000, dtype=np.float32) / 7.0          # 1.2 MB: above the default limit
+    small = np.array([0.5, 2.0, 3.0], np.float32)
+
+    def f(x):
+        return x * small + jnp.sum(jnp.asarray(big)[:3] * x)
+
+    prog = trace_program(f, X)
+    want = np.asarray(prog.function()(X))
+    consts, fn = prog.hoisted()
+    assert len(consts) == 1 and consts[0].shape == big.shape        # the small one stays in
+    np.testing.assert_array_equal(np.asarray(jax.jit(fn)(consts, X)), want)
+    every, fn_all = prog.hoisted(min_bytes=0)
+    assert len(every) == 2
+    np.testing.assert_array_equal(np.asarray(jax.jit(fn_all)(every, X)), want)
+    # the argument is what the program computes with: another value gives another answer
+    doubled = (np.asarray(consts[0]) * 2,)
+    assert not np.array_equal(np.asarray(fn(doubled, X)), want)
