@@ -32,7 +32,8 @@ later case's peak includes what the earlier ones left behind (compiled programs,
 * ``horizon``: plain consensus at small N recording the whole state or the agents' mean every
   ``record_every`` steps for T steps (compilation included: the same for every T);
 * ``dec_ucb``: Dec_UCB (Theorem 1) on the exponential graph with M Bernoulli arms;
-* ``wmsr``: resilient consensus (W-MSR) on a random regular graph with Byzantine agents.
+* ``wmsr``: resilient consensus (W-MSR) on a random regular graph with Byzantine agents;
+* ``sa``: consensus SA (distributed TD(0)) on the exponential graph with a small random MRP.
 """
 
 from __future__ import annotations
@@ -70,11 +71,14 @@ from benchmarks.bench_scale import (  # noqa: E402
 from benchmarks.harness import device_summary, tree_nbytes  # noqa: E402
 from decentral.bandits import bandit_algorithm, bernoulli, dec_ucb  # noqa: E402
 from decentral.consensus import consensus, consensus_params  # noqa: E402
+from decentral.consensus_sa import consensus_sa, random_mrp, sa_params, td0_problem  # noqa: E402,E501
 from decentral.push_sum import push_sum, push_sum_params  # noqa: E402
 from decentral.resilient_ac import huge, resilient_consensus, resilient_consensus_params  # noqa: E402,E501
 from decentral.runner import run, seed_keys  # noqa: E402
+from decentral.schedules import constant  # noqa: E402
 
-__all__ = ["family_case", "horizon_case", "dec_ucb_case", "wmsr_case", "run_cases", "main"]
+__all__ = ["family_case", "horizon_case", "dec_ucb_case", "wmsr_case", "sa_case", "run_cases",
+           "main"]
 
 FLOAT = jnp.float32
 """The dtype of every case (x64 stays off in the child)."""
@@ -98,6 +102,16 @@ def pulls_range(state):
     """The fewest and most pulls of any agent, all arms together ``[2]`` (int32)."""
     total = state.pulls.sum(axis=-1)
     return jnp.stack([total.min(), total.max()])
+
+
+def sa_mean(state):
+    """The agents' mean of theta ``[d]``."""
+    return state.theta.mean(axis=0)
+
+
+def sa_mean_and_chain(state):
+    """The agents' mean of theta ``[d]`` and the chain state the next update reads."""
+    return state.theta.mean(axis=0), state.x
 
 
 def cooperative_range(state):
@@ -383,8 +397,70 @@ def wmsr_case(*, N: int, K: int, H: int, S: int, d: int, T: int, warm_steps: int
     return out
 
 
+def sa_replay_diff(A: np.ndarray, b_mean: np.ndarray, alpha: float, means: np.ndarray,
+                   chain: np.ndarray) -> float:
+    """Largest relative gap between the recorded agents' means of theta and the centralized
+    recursion they must follow when every ``W_t`` is doubly stochastic (combine-then-adapt,
+    eq. (3) averaged over the agents): ``mean_{t+1} = mean_t (I + alpha A(X_t))^T + alpha
+    mean_i b_i(X_t)``, replayed in float64 along the recorded chain path ``X_t``.
+
+    Args:
+        A: ``[P, d, d]``; b_mean: ``[P, d]`` (the agents' mean of b); means: ``[S, R, d]``
+            recorded at ``t = 0 .. R - 1``; chain: ``[S, R]`` the chain state at each record."""
+    want = np.array(means[:, 0], np.float64)
+    worst = 0.0
+    eye = np.eye(A.shape[-1])
+    for t in range(means.shape[1] - 1):
+        x = chain[:, t]
+        want = np.einsum("sj,skj->sk", want, eye + alpha * A[x]) + alpha * b_mean[x]
+        got = np.asarray(means[:, t + 1], np.float64)
+        scale = max(float(np.max(np.abs(want))), 1e-12)
+        worst = max(worst, float(np.max(np.abs(got - want))) / scale)
+    return worst
+
+
+def sa_case(*, N: int, S: int, d: int, T: int, states: int, alpha: float, check_steps: int,
+            warm_steps: int, repeats: int, meter: PeakMeter, workdir: Path) -> dict[str, Any]:
+    """Consensus SA (distributed TD(0), combine-then-adapt) on the exponential graph with a
+    random MRP of ``states`` states and d features per agent: a check run recording every
+    step (the agents' mean against the centralized recursion), the timed runs, and plain
+    consensus of ``[N, d]`` values on the same graph as the reference."""
+    del workdir
+    seeds = list(range(S))
+    start = time.perf_counter()
+    problem = td0_problem(*random_mrp(0, num_states=states, num_features=d, num_agents=N),
+                          discount=0.8)
+    alg = consensus_sa(problem, g.static(g.exponential(N, sparse=True), rule="row"))
+    params = sa_params(constant(alpha))
+    build_s = time.perf_counter() - start
+    meter.mark("problem, graph, tables and factory")
+    chk = run(alg, params, seeds, check_steps, record_every=1, record_initial=True,
+              record_fn=sa_mean_and_chain, progress=False)
+    means, chain = (np.asarray(r) for r in chk.records)
+    del chk
+    A = np.asarray(problem.A, np.float64)
+    b_mean = np.asarray(problem.b, np.float64).mean(axis=1)
+    replay = sa_replay_diff(A, b_mean, alpha, means, chain)
+    meter.mark("check run")
+    warm_s, times, res, compile_s = _timed_runs(alg, params, seeds, warm_steps, T, sa_mean,
+                                                repeats)
+    meter.mark("compile and runs")
+    out = {"build_s": build_s, "warm_s": warm_s, "times_s": times,
+           "timed_compile_s": compile_s, "replay_diff": replay,
+           "finite": bool(np.all(np.isfinite(np.asarray(res.final_state.theta)))),
+           "state_bytes": tree_nbytes(res.final_state),
+           "table_bytes": tree_nbytes(g.static(g.exponential(N, sparse=True),
+                                               rule="row").at(0)),
+           "problem_bytes": int(problem.A.size * 4 + problem.b.size * 4),
+           **meter.report()}
+    del res, alg, problem
+    out.update(_plain_reference(g.exponential(N, sparse=True), d=d, seeds=seeds,
+                                warm_steps=warm_steps, T=T))
+    return out
+
+
 CASES = {"family": family_case, "horizon": horizon_case, "dec_ucb": dec_ucb_case,
-         "wmsr": wmsr_case}
+         "wmsr": wmsr_case, "sa": sa_case}
 """Case kind -> the function measuring it (keyword arguments: the case minus ``kind``)."""
 
 

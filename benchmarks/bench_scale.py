@@ -33,6 +33,10 @@ is the command's (one CPU device per core).
   the same graph; and its peak memory. The factory is called first as a user calls it (the
   hypotheses checked); if that refuses, a row says so with the message and the run uses
   ``check=False``.
+* ``scale.consensus_sa``: consensus SA (:func:`decentral.consensus_sa.consensus_sa`,
+  distributed TD(0) on a random MRP of a few states) at N = 10^6 on the exponential graph,
+  against plain consensus of the same ``[N, d]`` values on the same graph; and its peak memory
+  against state + table + the problem's tables.
 
 **Agreement.** Consensus and push-sum: the final state of the check run (compilation plus
 ``check_steps`` steps, the timed run's compiled program) equals the scipy reference from the
@@ -41,7 +45,10 @@ agents' mean of x under doubly stochastic row weights on these regular graphs; t
 and of y = 1 under column weights); construction rows: the table has the graph's width and its
 row (column) sums are 1. Dec_UCB: every agent has made exactly M + T pulls. W-MSR: the
 cooperative values stay within the range of the cooperative initial values (W-MSR's safety
-with at most H Byzantine in-neighbours) and their spread does not grow.
+with at most H Byzantine in-neighbours) and their spread does not grow. Consensus SA: over a
+check run recorded step by step, the agents' mean of theta follows the centralized recursion
+``mean_{t+1} = mean_t (I + alpha A(X_t))^T + alpha mean_i b_i(X_t)`` (the graph is doubly
+stochastic), replayed in float64 along the recorded chain path.
 
 The measuring tools live here (the child imports them): :class:`PeakMeter` (the peak RSS of
 each phase, reset between phases through ``/proc/self/clear_refs``), :class:`CompileWatch`
@@ -93,6 +100,8 @@ __all__ = [
     "bench_scale_horizon",
     "bench_scale_dec_ucb",
     "bench_scale_wmsr",
+    "bench_scale_sa",
+    "SA_REPLAY_TOLERANCE",
 ]
 
 CHILD_MARKER = "SCALE-CHILD-RESULT "
@@ -628,10 +637,11 @@ def bench_scale_horizon(*, N: int, S: int, d: int, horizons: Sequence[int], reco
 def _algorithm_rows(name: str, label: str, size: dict[str, Any], res: dict[str, Any], *,
                     T: int, warm_steps: int, agents: int, seeds: int, reference: str,
                     reference_label: str, diff: float, agree: bool, tolerance: float,
-                    check_text: str) -> list[BenchResult]:
+                    check_text: str, more_bytes: int = 0, more_what: str = ""
+                    ) -> list[BenchResult]:
     med = statistics.median(res["times_s"])
     ref = statistics.median(res["reference_times_s"])
-    bound = res["state_bytes"] + res["table_bytes"]
+    bound = res["state_bytes"] + res["table_bytes"] + int(more_bytes)
     phases = ", ".join(f"{k} {_mib(v)}" for k, v in res["phase_peak_bytes"].items())
     extra = dict(res, agent_steps_per_s=seeds * agents * T / med, seconds_per_step=med / T)
     common = dict(dtype="float32", size=dict(size, devices=res["devices"]),
@@ -649,12 +659,14 @@ def _algorithm_rows(name: str, label: str, size: dict[str, Any], res: dict[str, 
         BenchResult(
             name=name, variant=f"{label} peak memory", metric="bytes",
             value=float(res["peak_bytes"]),
-            reference="the run's state (final state, every seed) + the device neighbour table",
+            reference="the run's state (final state, every seed) + the device neighbour table"
+                      + (f" + {more_what}" if more_bytes else ""),
             reference_value=float(bound), ratio=ratio(bound, res["peak_bytes"]),
             notes=f"peak {_mib(res['peak_bytes'])} = {res['peak_bytes'] / bound:.2f} x (state "
-                  f"{_mib(res['state_bytes'])} + table {_mib(res['table_bytes'])}); phases: "
-                  f"{phases}",
-            reference_label="state + table", **common),
+                  f"{_mib(res['state_bytes'])} + table {_mib(res['table_bytes'])}"
+                  + (f" + {more_what} {_mib(more_bytes)}" if more_bytes else "")
+                  + f"); phases: {phases}",
+            reference_label="state + table" + (" + more" if more_bytes else ""), **common),
     ]
 
 
@@ -709,3 +721,38 @@ def bench_scale_wmsr(*, N: int, K: int, H: int, S: int, d: int, T: int, warm_ste
                    f"{res['outside_diff']:.1e}), spread {res['spread0']:.3g} -> "
                    f"{res['spread']:.3g}; factory {res['factory_s']:.2f} s"))
     return rows
+
+
+def bench_scale_sa(*, N: int, S: int, d: int, T: int, states: int = 4, alpha: float = 0.01,
+                   check_steps: int = 20, warm_steps: int = 3, repeats: int = 1
+                   ) -> list[BenchResult]:
+    """Consensus SA (distributed TD(0)) at N agents on the exponential graph: time per step
+    against plain consensus of ``[N, d]`` values on the same graph, and the peak memory against
+    the state, the table and the problem's tables. The check: over ``check_steps`` steps
+    recorded one by one, the agents' mean of theta follows the centralized recursion it must
+    follow on a doubly stochastic graph (relative gap at most :data:`SA_REPLAY_TOLERANCE`)."""
+    _require_horizon(T, warm_steps)
+    spec = dict(kind="sa", N=N, S=S, d=d, T=T, states=states, alpha=alpha,
+                check_steps=check_steps, warm_steps=warm_steps, repeats=repeats)
+    res = measure_cases([spec])[0]
+    label = f"consensus SA exponential N={n_text(N)} d={d}"
+    size = dict(S=S, N=N, d=d, T=T, mrp_states=states, pair_states=states ** 2,
+                graph="exponential", backend="sparse")
+    if "error" in res:
+        return [_refusal_row("scale.consensus_sa", label, size, res)]
+    agree = res["replay_diff"] <= SA_REPLAY_TOLERANCE and res["finite"]
+    return _algorithm_rows(
+        "scale.consensus_sa", label, size, res, T=T, warm_steps=warm_steps, agents=N, seeds=S,
+        reference=f"plain consensus of [N, d] = [{N}, {d}] float32 values on the same graph "
+                  f"(row weights), same seeds and steps, timed the same way",
+        reference_label="plain consensus", diff=res["replay_diff"], agree=agree,
+        tolerance=SA_REPLAY_TOLERANCE,
+        check_text=f"agents' mean vs the centralized recursion over {check_steps} steps: "
+                   f"relative gap {res['replay_diff']:.1e}; final state finite: "
+                   f"{res['finite']}; problem, graph and factory {res['build_s']:.2f} s",
+        more_bytes=res["problem_bytes"], more_what="the problem's tables A, b")
+
+
+SA_REPLAY_TOLERANCE = 1e-4
+"""Largest relative gap between the recorded agents' mean and its float64 replay (float32
+runs)."""

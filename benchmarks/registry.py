@@ -32,6 +32,7 @@ from benchmarks.bench_scale import (
     bench_scale_dec_ucb,
     bench_scale_families,
     bench_scale_horizon,
+    bench_scale_sa,
     bench_scale_wmsr,
 )
 from benchmarks.bench_scale_sharded import bench_scale_sharded
@@ -84,6 +85,7 @@ SIZES: dict[str, dict[str, dict[str, Any]]] = {
         "scale.dec_ucb": dict(N=100_000, M=10, S=8, T=20, warm_steps=3),
         "scale.wmsr": dict(N=1_000_000, K=8, H=1, S=8, d=4, T=8, warm_steps=3),
         "scale.sharded": dict(N=1_000_000, S=8, d=4, T=20),
+        "scale.consensus_sa": dict(N=1_000_000, S=8, d=4, T=50, states=4),
     },
     "quick": {
         "runner.overhead": dict(S=256, N=32, T=2_000, n_records=100, fit_T=64,
@@ -113,6 +115,7 @@ SIZES: dict[str, dict[str, dict[str, Any]]] = {
         "scale.dec_ucb": dict(N=10_000, M=10, S=8, T=20, warm_steps=3),
         "scale.wmsr": dict(N=100_000, K=8, H=1, S=8, d=4, T=8, warm_steps=3),
         "scale.sharded": dict(N=100_000, S=8, d=4, T=20),
+        "scale.consensus_sa": dict(N=100_000, S=8, d=4, T=50, states=4),
     },
     "tiny": {
         "runner.overhead": dict(S=8, N=6, T=200, n_records=10, fit_T=16, fit_record_every=1),
@@ -140,6 +143,7 @@ SIZES: dict[str, dict[str, dict[str, Any]]] = {
         "scale.dec_ucb": dict(N=32, M=3, S=2, T=10, warm_steps=3),
         "scale.wmsr": dict(N=64, K=8, H=1, S=2, d=2, T=8, warm_steps=3),
         "scale.sharded": dict(N=256, S=2, d=2, T=8),
+        "scale.consensus_sa": dict(N=64, S=2, d=2, T=8, states=3, check_steps=5),
     },
 }
 """Benchmark sizes per mode: ``{mode: {benchmark id: keyword arguments}}``."""
@@ -152,7 +156,7 @@ MIN_REPEATS: dict[str, int] = {"runner.overhead": 5, "runner.sharding": 5}
 
 MAX_REPEATS: dict[str, int] = {"bandits.dec_ucb": 1, "scale.families": 1,
                                "scale.horizon": 1, "scale.dec_ucb": 1, "scale.wmsr": 1,
-                               "scale.sharded": 1}
+                               "scale.sharded": 1, "scale.consensus_sa": 1}
 """Benchmarks whose repeated calls are long (a full Monte-Carlo run each, a run at 10^6 agents):
 at most this many timed calls at the per-mode default (an explicit ``repeats`` is taken as
 given)."""
@@ -175,6 +179,7 @@ BENCHMARKS: dict[str, Callable[..., list[BenchResult]]] = {
     "scale.dec_ucb": bench_scale_dec_ucb,
     "scale.wmsr": bench_scale_wmsr,
     "scale.sharded": bench_scale_sharded,
+    "scale.consensus_sa": bench_scale_sa,
 }
 """Benchmark id -> function; ``--only`` selects ids by substring."""
 

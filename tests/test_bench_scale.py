@@ -139,3 +139,27 @@ def test_full_is_the_default_size_and_excludes_quick(capsys):
     with pytest.raises(SystemExit) as exc:
         main(["--full", "--quick", "--list"])
     assert exc.value.code == 2
+
+
+def test_sa_replay_follows_the_recursion_and_sees_a_planted_error():
+    from benchmarks._scale_child import sa_replay_diff
+    from benchmarks.bench_scale import SA_REPLAY_TOLERANCE
+
+    rng = np.random.default_rng(0)
+    P, d, S, R, alpha = 4, 3, 2, 12, 0.05
+    A = -np.eye(d) + 0.1 * rng.standard_normal((P, d, d))
+    b_mean = rng.standard_normal((P, d))
+    chain = rng.integers(0, P, (S, R))
+    means = np.zeros((S, R, d))
+    means[:, 0] = rng.standard_normal((S, d))
+    for t in range(R - 1):
+        for s in range(S):
+            x = chain[s, t]
+            means[s, t + 1] = (np.eye(d) + alpha * A[x]) @ means[s, t] + alpha * b_mean[x]
+    assert sa_replay_diff(A, b_mean, alpha, means, chain) < 1e-12
+    planted = means.copy()
+    planted[1, 7, 2] += 1e-2
+    assert sa_replay_diff(A, b_mean, alpha, planted, chain) > SA_REPLAY_TOLERANCE
+    # a chain path read one step late is another recursion
+    assert sa_replay_diff(A, b_mean, alpha, means, np.roll(chain, 1, axis=1)) > \
+        SA_REPLAY_TOLERANCE
