@@ -670,6 +670,15 @@ def _algorithm_rows(name: str, label: str, size: dict[str, Any], res: dict[str, 
     ]
 
 
+def _vs_plain_rows(name: str, label: str, size: dict[str, Any], res: dict[str, Any], *,
+                   N: int, S: int, d: int, **kwargs: Any) -> list[BenchResult]:
+    """:func:`_algorithm_rows` against plain consensus of ``[N, d]`` values on the same graph."""
+    return _algorithm_rows(
+        name, label, size, res, agents=N, seeds=S, reference_label="plain consensus",
+        reference=f"plain consensus of [N, d] = [{N}, {d}] float32 values on the same graph "
+                  f"(row weights), same seeds and steps, timed the same way", **kwargs)
+
+
 def bench_scale_dec_ucb(*, N: int, M: int, S: int, T: int, warm_steps: int = 3,
                         repeats: int = 1) -> list[BenchResult]:
     """Dec_UCB at N agents, M arms, S seeds, T steps: time per step against plain consensus of
@@ -711,12 +720,9 @@ def bench_scale_wmsr(*, N: int, K: int, H: int, S: int, d: int, T: int, warm_ste
                                  dict(error=res["refused"], seconds=res["refused_s"])))
         label += " check=False"
     agree = res["outside_diff"] <= TABLE_TOLERANCE and res["spread"] <= res["spread0"]
-    rows.extend(_algorithm_rows(
-        "scale.wmsr", label, size, res, T=T, warm_steps=warm_steps, agents=N, seeds=S,
-        reference=f"plain consensus of [N, d] = [{N}, {d}] float32 values on the same graph "
-                  f"(row weights), same seeds and steps, timed the same way",
-        reference_label="plain consensus", diff=res["outside_diff"], agree=agree,
-        tolerance=TABLE_TOLERANCE,
+    rows.extend(_vs_plain_rows(
+        "scale.wmsr", label, size, res, T=T, warm_steps=warm_steps, N=N, S=S, d=d,
+        diff=res["outside_diff"], agree=agree, tolerance=TABLE_TOLERANCE,
         check_text=f"cooperative values within their initial range (max excess "
                    f"{res['outside_diff']:.1e}), spread {res['spread0']:.3g} -> "
                    f"{res['spread']:.3g}; factory {res['factory_s']:.2f} s"))
@@ -741,12 +747,9 @@ def bench_scale_sa(*, N: int, S: int, d: int, T: int, states: int = 4, alpha: fl
     if "error" in res:
         return [_refusal_row("scale.consensus_sa", label, size, res)]
     agree = res["replay_diff"] <= SA_REPLAY_TOLERANCE and res["finite"]
-    return _algorithm_rows(
-        "scale.consensus_sa", label, size, res, T=T, warm_steps=warm_steps, agents=N, seeds=S,
-        reference=f"plain consensus of [N, d] = [{N}, {d}] float32 values on the same graph "
-                  f"(row weights), same seeds and steps, timed the same way",
-        reference_label="plain consensus", diff=res["replay_diff"], agree=agree,
-        tolerance=SA_REPLAY_TOLERANCE,
+    return _vs_plain_rows(
+        "scale.consensus_sa", label, size, res, T=T, warm_steps=warm_steps, N=N, S=S, d=d,
+        diff=res["replay_diff"], agree=agree, tolerance=SA_REPLAY_TOLERANCE,
         check_text=f"agents' mean vs the centralized recursion over {check_steps} steps: "
                    f"relative gap {res['replay_diff']:.1e}; final state finite: "
                    f"{res['finite']}; problem, graph and factory {res['build_s']:.2f} s",
