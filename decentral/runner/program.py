@@ -35,6 +35,7 @@ from __future__ import annotations
 import enum
 import functools
 import hashlib
+import math
 import re
 import types
 from typing import Any, NamedTuple
@@ -87,32 +88,24 @@ class Program(NamedTuple):
     def function(self):
         """A function evaluating this program: it takes arguments with the pytree structure,
         shapes and dtypes of the traced ones and returns outputs shaped like
-        :attr:`out_avals`. The runner compiles these, so what runs is exactly what was
-        fingerprinted (and the user's Python code is traced once)."""
-        fun = jcore.jaxpr_as_fun(self.jaxpr)
-        out_tree = jax.tree_util.tree_structure(self.out_avals)
-        expected = self.num_inputs
+        :attr:`out_avals`, every constant held by the program (:meth:`hoisted` with nothing
+        hoisted)."""
+        _, evaluate = self.hoisted(min_bytes=math.inf)
+        return functools.partial(evaluate, ())
 
-        def evaluate(*args):
-            leaves = jax.tree_util.tree_leaves(args)
-            if len(leaves) != expected:
-                raise TypeError(f"the program takes {expected} array inputs; got "
-                                f"{len(leaves)}")
-            outs = [jax.numpy.asarray(o) for o in fun(*leaves)]   # literals come back raw
-            return jax.tree_util.tree_unflatten(out_tree, outs)
-
-        return evaluate
-
-    def hoisted(self, min_bytes: int | None = None) -> tuple[tuple, Any]:
+    def hoisted(self, min_bytes: float | None = None) -> tuple[tuple, Any]:
         """``(constants, function)``: the program's constants of at least ``min_bytes`` bytes
         (default :data:`HOIST_MIN_BYTES`), and a function like :meth:`function` that takes
-        them as its first argument (a tuple) instead of holding them.
+        them as its first argument (a tuple) instead of holding them. It takes arguments with
+        the pytree structure, shapes and dtypes of the traced ones and returns outputs shaped
+        like :attr:`out_avals`. The runner compiles these, so what runs is exactly what was
+        fingerprinted (and the user's Python code is traced once).
 
         A constant a compiled program holds is copied into the executable (once per program
         and per device, and several times while XLA compiles it); a neighbour table of 10^6
         agents is 180 MB. Passed as an argument it is stored once, wherever the caller puts
         it. Smaller constants stay in the program, where XLA can fold them."""
-        limit = HOIST_MIN_BYTES if min_bytes is None else int(min_bytes)
+        limit = HOIST_MIN_BYTES if min_bytes is None else min_bytes
         consts = list(self.jaxpr.consts)
         big = [i for i, c in enumerate(consts)
                if int(getattr(c, "nbytes", 0)) >= limit and hasattr(c, "shape")]
