@@ -274,21 +274,21 @@ def blowup_guard(theta, theta0, t, scale: float, factor, after: int, rows=None):
     return jnp.where(blown, jnp.nan, theta)
 
 
-def _blowup_guard_T(theta, theta_T, theta0, t, scale: float, factor, after: int):
-    """:func:`blowup_guard` of ``theta [N, d]`` from its transpose ``theta_T [d, N]``: the same
-    verdict, computed the way XLA on CPU runs fast. The row norms of ``theta`` are the column
-    norms of ``theta_T`` (:func:`_column_sum_squares`), and their maximum is compared with the
-    bound through an integer code (2 for a NaN norm, 1 above the bound, 0 otherwise): the
-    largest code is 1 exactly when ``max_i ||theta^i|| > bound`` (a NaN norm makes that maximum
-    NaN, never above the bound). A float maximum there would go to a library reduction that
-    costs more than the rest of the check."""
+def _blowup_guard_T(theta_T, theta0, t, scale: float, factor, after: int):
+    """:func:`blowup_guard` of ``theta = theta_T.T`` (``[N, d]``), returned as ``theta``, from
+    its transpose ``theta_T [d, N]``: the same verdict, computed the way XLA on CPU runs fast.
+    The row norms of ``theta`` are the column norms of ``theta_T`` (:func:`_column_sum_squares`),
+    and their maximum is compared with the bound through an integer code (2 for a NaN norm, 1
+    above the bound, 0 otherwise): the largest code is 1 exactly when ``max_i ||theta^i|| >
+    bound`` (a NaN norm makes that maximum NaN, never above the bound). A float maximum there
+    would go to a library reduction that costs more than the rest of the check."""
     if factor is None:
-        return theta
-    bound = _divergence_bound(theta0, scale, factor, theta.dtype)
+        return theta_T.T
+    bound = _divergence_bound(theta0, scale, factor, theta_T.dtype)
     norms = jnp.sqrt(_column_sum_squares(theta_T))
     code = jnp.where(jnp.isnan(norms), 2, (norms > bound).astype(jnp.int32))
     blown = (jnp.max(code) == 1) & (t >= after)
-    return jnp.where(blown, jnp.nan, theta)
+    return jnp.where(blown, jnp.nan, theta_T.T)
 
 
 #: XLA options of the consensus-SA programs on CPU (:attr:`Algorithm.cpu_compiler_options
@@ -428,8 +428,8 @@ def consensus_sa(problem: LinearSAProblem, graphs, *,
                 theta_T = th_T @ graph.T + alpha * (_left_product(A_x, th_T)
                                                     + bT_tab[state.x])
             theta_T = theta_T.astype(state.theta.dtype)
-            theta = _blowup_guard_T(theta_T.T, theta_T, params.theta0, t, scale,
-                                    divergence_factor, divergence_after)
+            theta = _blowup_guard_T(theta_T, params.theta0, t, scale, divergence_factor,
+                                    divergence_after)
         else:
             if combine_first:
                 # 2.-3. Theta_{t+1} = W_t Theta_t (I + a A(X_t))^T + a B(X_t), eq. (3): the
