@@ -68,13 +68,12 @@ import subprocess
 import sys
 import time
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any, NamedTuple
 
 import jax
 import numpy as np
 
-from benchmarks.harness import BenchResult, device_summary, ratio, tree_nbytes
+from benchmarks.harness import BenchResult, child_env, device_summary, ratio, tree_nbytes
 from decentral.devices import cpu_core_count
 
 __all__ = ["ReferenceResult", "numpy_dec_ucb", "metropolis_weights", "bandit_setup",
@@ -328,10 +327,7 @@ def _run_child(kwargs: dict[str, Any], repeats: int, timeout_s: float = 3600.0
     """Run :func:`child_main` in a fresh Python with this process's CPU device count and JAX
     platform; adds ``wall_s`` (the whole child, start-up included)."""
     spec = {"cpu_devices": len(jax.devices("cpu")), "kwargs": kwargs, "repeats": repeats}
-    env = dict(os.environ)
-    root = str(Path(__file__).resolve().parent.parent)       # so it runs uninstalled too
-    env["PYTHONPATH"] = os.pathsep.join([root] + [p for p in
-                                                  env.get("PYTHONPATH", "").split(os.pathsep) if p])
+    env = child_env()
     start = time.perf_counter()
     proc = subprocess.run([sys.executable, "-c", _CHILD_CODE, json.dumps(spec)],
                           capture_output=True, text=True, timeout=timeout_s, env=env,

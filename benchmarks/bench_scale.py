@@ -77,7 +77,7 @@ from typing import Any
 import jax
 import numpy as np
 
-from benchmarks.harness import BenchResult, ratio
+from benchmarks.harness import BenchResult, child_env, ratio
 
 __all__ = [
     "CHILD_MARKER",
@@ -90,7 +90,6 @@ __all__ = [
     "PeakMeter",
     "CompileWatch",
     "short_record_points",
-    "child_env",
     "run_child",
     "measure_cases",
     "fit_exponent",
@@ -234,15 +233,6 @@ def short_record_points(steps: int) -> list[int]:
 
 
 # ---- child processes --------------------------------------------------------------------------
-
-def child_env() -> dict[str, str]:
-    """The environment of a benchmark child: this one, with the repository on PYTHONPATH."""
-    env = dict(os.environ)
-    root = str(Path(__file__).resolve().parent.parent)       # so it runs uninstalled too
-    env["PYTHONPATH"] = os.pathsep.join([root] + [p for p in
-                                                  env.get("PYTHONPATH", "").split(os.pathsep) if p])
-    return env
-
 
 def run_child(cases: Sequence[dict[str, Any]], *, timeout_s: float = CHILD_TIMEOUT_S
               ) -> dict[str, Any]:

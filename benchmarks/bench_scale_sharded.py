@@ -32,8 +32,8 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.bench_scale import CHILD_MARKER, CHILD_TIMEOUT_S, child_env, n_text
-from benchmarks.harness import BenchResult, ratio
+from benchmarks.bench_scale import CHILD_MARKER, CHILD_TIMEOUT_S, n_text
+from benchmarks.harness import BenchResult, child_env, ratio
 
 __all__ = ["SHARDED_TOLERANCE", "free_port", "bench_scale_sharded"]
 

@@ -11,10 +11,8 @@ give the same final states.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
-from pathlib import Path
 from typing import Any
 
 import jax
@@ -30,6 +28,7 @@ from benchmarks.consensus_workload import (
 )
 from benchmarks.harness import (
     BenchResult,
+    child_env,
     device_summary,
     max_abs_diff,
     measure,
@@ -66,18 +65,6 @@ def sharded_run(*, S: int, N: int, T: int, n_records: int, edge_prob: float = 0.
             "final_x": np.asarray(res.final_state.x, np.float64).tolist()}
 
 
-def _child_env() -> dict[str, str]:
-    env = dict(os.environ)
-    flags = [f for f in env.get("XLA_FLAGS", "").split()
-             if "xla_force_host_platform_device_count" not in f]
-    env["XLA_FLAGS"] = " ".join(flags)
-    env["JAX_PLATFORMS"] = "cpu"
-    root = str(Path(__file__).resolve().parent.parent)       # so it runs uninstalled too
-    env["PYTHONPATH"] = os.pathsep.join([root] + [p for p in
-                                                  env.get("PYTHONPATH", "").split(os.pathsep) if p])
-    return env
-
-
 def run_child(device_count: int, kwargs: dict[str, Any], timeout_s: float = 900.0
               ) -> dict[str, Any]:
     """Run :func:`sharded_run` in a fresh Python with ``device_count`` CPU devices
@@ -88,8 +75,8 @@ def run_child(device_count: int, kwargs: dict[str, Any], timeout_s: float = 900.
     """
     arg = json.dumps({"device_count": int(device_count), "kwargs": kwargs})
     proc = subprocess.run([sys.executable, "-m", "benchmarks._sharding_child", arg],
-                          capture_output=True, text=True, timeout=timeout_s, env=_child_env(),
-                          check=False)
+                          capture_output=True, text=True, timeout=timeout_s,
+                          env=child_env(cpu_only=True), check=False)
     lines = [ln for ln in proc.stdout.splitlines() if ln.startswith(CHILD_MARKER)]
     if proc.returncode != 0 or not lines:
         raise RuntimeError(f"benchmark child with {device_count} CPU device(s) failed (exit "

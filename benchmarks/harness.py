@@ -4,8 +4,9 @@ Every benchmark builds its rows from these: :class:`BenchResult` (one table row)
 :func:`measure` (a warm-up call, then the median of repeated calls, each output passed through
 ``jax.block_until_ready`` before the clock stops), :func:`ratio` (``reference / decentral``),
 :func:`max_abs_diff` (how far the two sides' outputs are apart), :func:`cost_text` (a cost
-derived as a difference of two timings, never printed negative) and :func:`jax_config` (JAX
-options set for a block and restored afterwards).
+derived as a difference of two timings, never printed negative), :func:`jax_config` (JAX
+options set for a block and restored afterwards) and :func:`child_env` (the environment of a
+benchmark's child Python).
 """
 
 from __future__ import annotations
@@ -13,9 +14,11 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import math
+import os
 import statistics
 import time
 from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
 from typing import Any
 
 import jax
@@ -38,6 +41,7 @@ __all__ = [
     "prng_impl",
     "tree_nbytes",
     "device_summary",
+    "child_env",
 ]
 
 
@@ -218,6 +222,23 @@ def tree_nbytes(tree: Any) -> int:
             leaf = jax.random.key_data(leaf)
         total += int(getattr(leaf, "nbytes", 0))
     return total
+
+
+def child_env(*, cpu_only: bool = False) -> dict[str, str]:
+    """The environment of a benchmark's child Python: this one, with the repository first on
+    ``PYTHONPATH`` (so it runs uninstalled too) and without a CPU device count forced through
+    ``XLA_FLAGS`` (the child sets its own with :func:`decentral.devices.use_all_cpu_cores`,
+    which leaves a forced count in force); ``cpu_only`` also pins JAX to the CPU."""
+    env = dict(os.environ)
+    flags = [f for f in env.get("XLA_FLAGS", "").split()
+             if "xla_force_host_platform_device_count" not in f]
+    env["XLA_FLAGS"] = " ".join(flags)
+    if cpu_only:
+        env["JAX_PLATFORMS"] = "cpu"
+    root = str(Path(__file__).resolve().parent.parent)
+    env["PYTHONPATH"] = os.pathsep.join([root] + [p for p in
+                                                  env.get("PYTHONPATH", "").split(os.pathsep) if p])
+    return env
 
 
 def device_summary() -> str:

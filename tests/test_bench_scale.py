@@ -9,6 +9,9 @@ a compilation, the fitted exponent, the largest-N bisection, and the rows a fail
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import jax.numpy as jnp
 import numpy as np
 import pytest
@@ -163,3 +166,14 @@ def test_sa_replay_follows_the_recursion_and_sees_a_planted_error():
     # a chain path read one step late is another recursion
     assert sa_replay_diff(A, b_mean, alpha, means, np.roll(chain, 1, axis=1)) > \
         SA_REPLAY_TOLERANCE
+
+
+def test_child_env_drops_a_forced_device_count_and_keeps_the_rest(monkeypatch):
+    from benchmarks.harness import child_env
+
+    monkeypatch.setenv("XLA_FLAGS", "--xla_force_host_platform_device_count=7 --xla_other=1")
+    monkeypatch.delenv("JAX_PLATFORMS", raising=False)
+    env = child_env()
+    assert env["XLA_FLAGS"] == "--xla_other=1" and "JAX_PLATFORMS" not in env
+    assert (Path(env["PYTHONPATH"].split(os.pathsep)[0]) / "benchmarks" / "harness.py").is_file()
+    assert child_env(cpu_only=True)["JAX_PLATFORMS"] == "cpu"
