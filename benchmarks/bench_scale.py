@@ -5,8 +5,8 @@ Every case runs in a fresh Python (``python -m benchmarks._scale_child``, one pr
 at the default sizes), so its peak resident set size (RSS) is its own: **peak memory** is the
 peak RSS of the process while the case runs (graph and tables, the factory, compilation, the
 runs) minus the RSS after importing JAX and ``decentral`` and starting the backend (the
-baseline). All runs are float32 on the sparse backend with 8 seeds by default; the device count
-is the command's (one CPU device per core).
+baseline). All runs are float32 on the sparse backend with 8 seeds by default, on one CPU
+device (:data:`DEVICES`: XLA spreads each large step over the cores itself).
 
 * ``scale.families``: plain consensus (:func:`decentral.consensus.consensus`, row weights) and
   push-sum (:func:`decentral.push_sum.push_sum`, column weights) with d values per agent on
@@ -78,6 +78,7 @@ import jax
 import numpy as np
 
 from benchmarks.harness import BenchResult, child_env, ratio
+from decentral.devices import cpu_core_count
 
 __all__ = [
     "CHILD_MARKER",
@@ -117,6 +118,13 @@ TABLE_TOLERANCE = 1e-5
 
 CHILD_TIMEOUT_S = 1800.0
 """Seconds one child process may run before it counts as failed."""
+
+DEVICES = 1
+"""CPU devices of the child processes: one, JAX's default. XLA's CPU backend spreads each large
+fused loop of one device over the cores itself; emulated CPU devices share those cores and
+the memory, and each holds its own copy of the neighbour table, so splitting seeds over them
+does not pay for these gather-bound steps (the row ``scale.families`` "seeds over 2 CPU
+devices" measures it; ``scale.sharded`` measures splitting agents)."""
 
 
 # ---- measuring tools (used in the child) ------------------------------------------------------
@@ -234,16 +242,17 @@ def short_record_points(steps: int) -> list[int]:
 
 # ---- child processes --------------------------------------------------------------------------
 
-def run_child(cases: Sequence[dict[str, Any]], *, timeout_s: float = CHILD_TIMEOUT_S
-              ) -> dict[str, Any]:
-    """Run ``cases`` in one fresh Python (``python -m benchmarks._scale_child``, one CPU device
-    per core) and return its result: the device, the baseline RSS and one result per case.
+def run_child(cases: Sequence[dict[str, Any]], *, timeout_s: float = CHILD_TIMEOUT_S,
+              devices: int | None = DEVICES) -> dict[str, Any]:
+    """Run ``cases`` in one fresh Python (``python -m benchmarks._scale_child`` with ``devices``
+    CPU devices; None: one per core) and return its result: the device, the baseline RSS and
+    one result per case.
 
     Raises:
         RuntimeError: the child failed, timed out or printed no result (its stderr is in the
             message).
     """
-    arg = json.dumps({"device_count": None, "cases": list(cases)})
+    arg = json.dumps({"device_count": devices, "cases": list(cases)})
     try:
         proc = subprocess.run([sys.executable, "-m", "benchmarks._scale_child", arg],
                               capture_output=True, text=True, timeout=timeout_s,
@@ -258,7 +267,8 @@ def run_child(cases: Sequence[dict[str, Any]], *, timeout_s: float = CHILD_TIMEO
 
 
 def measure_cases(cases: Sequence[dict[str, Any]], *, fresh_process_per_case: bool = True,
-                  timeout_s: float = CHILD_TIMEOUT_S) -> list[dict[str, Any]]:
+                  timeout_s: float = CHILD_TIMEOUT_S, devices: int | None = DEVICES
+                  ) -> list[dict[str, Any]]:
     """Every case's result, in order, each with its child's ``device``, ``devices``,
     ``baseline_rss_bytes`` and ``prng_impl``: one child per case, or all cases in one child. A
     child that fails gives each of its cases ``{"error": ...}``."""
@@ -267,7 +277,7 @@ def measure_cases(cases: Sequence[dict[str, Any]], *, fresh_process_per_case: bo
     for group in groups:
         start = time.perf_counter()
         try:
-            child = run_child(group, timeout_s=timeout_s)
+            child = run_child(group, timeout_s=timeout_s, devices=devices)
         except RuntimeError as exc:
             seconds = time.perf_counter() - start
             out.extend({"error": str(exc).splitlines()[0], "detail": str(exc)[-3000:],
@@ -527,12 +537,14 @@ def bench_scale_families(*, families: Sequence[str], graphs: Sequence[str],
                          check_steps: int = 3, target_N: int = 1_000_000,
                          build_target_s: float = 10.0, memory_factor: float = 4.0,
                          exponent_target: float = 1.15, fresh_process_per_case: bool = True,
-                         repeats: int = 1) -> list[BenchResult]:
+                         repeats: int = 1, split_devices: int = 2) -> list[BenchResult]:
     """Consensus and push-sum at every ``(N, T)`` of ``cases`` on every graph: the timed run
     and the peak memory per size, the construction time and the exponent of time per step vs
     edges per family and graph, the largest-N estimate (see the module docstring). With
     ``fresh_process_per_case=False`` every case shares one child (the ``tiny`` sizes: fast, but
-    a later case's peak includes what earlier ones left)."""
+    a later case's peak includes what earlier ones left). With ``split_devices > 1`` (and as
+    many cores), the largest consensus case on the exponential graph runs once more with its
+    seeds split over that many CPU devices: one more row, against one device."""
     for _, T in cases:
         _require_horizon(T, check_steps)
     specs = [dict(kind="family", family=f, graph=gr, N=int(N), T=int(T), S=S, d=d,
@@ -559,7 +571,43 @@ def bench_scale_families(*, families: Sequence[str], graphs: Sequence[str],
         row = _largest_n_row(*max(done, key=lambda p: p[0]["N"]))
         if row is not None:
             rows.append(row)
+    if split_devices > 1 and cpu_core_count() >= split_devices and done:
+        spec, one = max(done, key=lambda p: p[0]["N"])
+        split = measure_cases([spec], devices=split_devices)[0]
+        rows.append(_split_row(spec, one, split))
     return rows
+
+
+def _split_row(spec: dict[str, Any], one: dict[str, Any], split: dict[str, Any]
+               ) -> BenchResult:
+    """The largest consensus case again with its seeds split over several CPU devices (the
+    runner's default with that many devices), against the same case on one device."""
+    N, T, S, d = spec["N"], spec["T"], spec["S"], spec["d"]
+    label = f"consensus exponential N={n_text(N)} seeds over {split.get('devices', '?')} CPU " \
+            "devices"
+    size = dict(S=S, N=N, T=T, d=d, graph="exponential", backend="sparse")
+    if "error" in split:
+        return _refusal_row("scale.families", label, size, split)
+    t_one, t_split = statistics.median(one["times_s"]), statistics.median(split["times_s"])
+    bound = split["state_bytes"] + split["table_bytes"]
+    diff = float(max(split["check_diff"], split["invariant_diff"]))
+    return BenchResult(
+        name="scale.families", variant=label, dtype="float32",
+        size=dict(size, devices=split["devices"]), metric="time_s", value=t_split,
+        reference="the same case on one CPU device (this benchmark's other rows)",
+        reference_value=t_one, ratio=ratio(t_one, t_split), compile_s=0.0,
+        times_s=list(split["times_s"]), repeats=len(split["times_s"]), max_abs_diff=diff,
+        agree=split["check_diff"] <= CHECK_TOLERANCE
+        and split["invariant_diff"] <= INVARIANT_TOLERANCE, tolerance=CHECK_TOLERANCE,
+        prng_impl=split["prng_impl"], enable_x64=False,
+        notes=f"{_per_step(t_split, T)} split vs {_per_step(t_one, T)} on one device; peak "
+              f"{_mib(split['peak_bytes'])} = {split['peak_bytes'] / bound:.2f} x (state + "
+              f"table) split vs {_mib(one['peak_bytes'])} = "
+              f"{one['peak_bytes'] / bound:.2f} x on one device (each device holds the table)",
+        extra=dict(one_device=one["times_s"], split=split["times_s"],
+                   split_peak_bytes=split["peak_bytes"], one_peak_bytes=one["peak_bytes"],
+                   devices=split["devices"]),
+        reference_label="one CPU device")
 
 
 # ---- scale.horizon ---------------------------------------------------------------------

@@ -67,6 +67,7 @@ from .tables import (
     replace_sender_messages,
     table_rule_weights,
     table_to_dense,
+    take_rows,
 )
 from .weights import (
     column_stochastic,
@@ -97,5 +98,5 @@ __all__ = [
     "read_adjlist", "replace_sender_messages", "require_stochastic",
     "require_stochastic_sequence", "ring", "robustness_witness", "row_stochastic",
     "sequence_stochasticity_failure", "star", "static", "stochasticity_violations",
-    "table_rule_weights", "table_to_dense", "to_networkx", "window_unions",
+    "table_rule_weights", "table_to_dense", "take_rows", "to_networkx", "window_unions",
 ]

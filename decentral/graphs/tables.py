@@ -45,6 +45,7 @@ __all__ = [
     "masked_max",
     "replace_sender_messages",
     "table_rule_weights",
+    "take_rows",
 ]
 
 
@@ -261,18 +262,40 @@ def _dense_mix(W, X):
     return jnp.where(pos & neg, jnp.nan, jnp.where(pos, jnp.inf, jnp.where(neg, -jnp.inf, y)))
 
 
+def take_rows(X: jax.Array, idx: jax.Array) -> jax.Array:
+    """``X[idx]`` along the agent axis for indices in ``[0, N)`` (a table's own), as one
+    gather without the wrap-around of negative indices that ``X[idx]`` adds: that index
+    arithmetic is table-sized work XLA would otherwise hoist out of a time loop as a copy.
+
+    Example:
+        >>> take_rows(jnp.arange(6.0).reshape(3, 2), jnp.array([2, 0])).tolist()
+        [[4.0, 5.0], [0.0, 1.0]]
+    """
+    X = jnp.asarray(X)
+    idx = jnp.asarray(idx)
+    dims = jax.lax.GatherDimensionNumbers(
+        offset_dims=tuple(range(idx.ndim, idx.ndim + X.ndim - 1)),
+        collapsed_slice_dims=(0,), start_index_map=(0,))
+    return jax.lax.gather(X, idx[..., None], dims, slice_sizes=(1,) + X.shape[1:],
+                          mode=jax.lax.GatherScatterMode.PROMISE_IN_BOUNDS)
+
+
 def _table_mix(table: NeighborTable, X):
-    live = table.mask & (table.weight != 0)
-    w = jnp.where(live, table.weight, 0)
+    # The barrier ties the table to X, so what is derived from the table (which entries are
+    # live, the column slices) is computed where it is used, inside the time loop, fused into
+    # the weighted sum. Without it XLA hoists those table-sized derived arrays out of the
+    # loop and keeps them for the whole run: a second copy of the table on every device.
+    (idx, weight, mask), X = jax.lax.optimization_barrier(
+        ((table.idx, table.weight, table.mask), X))
     tail = (1,) * (X.ndim - 1)
-    dtype = jnp.result_type(w, X)
+    dtype = jnp.result_type(weight, X)
 
     def term(k):
-        lk = jax.lax.dynamic_index_in_dim(live, k, axis=1, keepdims=False)
-        wk = jax.lax.dynamic_index_in_dim(w, k, axis=1, keepdims=False)
-        xk = X[jax.lax.dynamic_index_in_dim(table.idx, k, axis=1, keepdims=False)]
-        return jnp.where(lk.reshape(lk.shape + tail), wk.reshape(wk.shape + tail) * xk,
-                         0).astype(dtype)
+        mk = jax.lax.dynamic_index_in_dim(mask, k, axis=1, keepdims=False)
+        wk = jax.lax.dynamic_index_in_dim(weight, k, axis=1, keepdims=False)
+        xk = take_rows(X, jax.lax.dynamic_index_in_dim(idx, k, axis=1, keepdims=False))
+        live = (mk & (wk != 0)).reshape(mk.shape + tail)
+        return jnp.where(live, wk.reshape(wk.shape + tail) * xk, 0).astype(dtype)
 
     # The terms are added in the order k = 0, 1, ..., K - 1 whatever the width. Up to
     # _UNROLL_MAX_K they form one fused elementwise sum (the accumulator never leaves the
@@ -317,7 +340,7 @@ def gather(graph: jax.Array | NeighborTable, X: jax.Array) -> jax.Array:
     ``graph`` is a ``NeighborTable`` or a dense ``W`` (see :func:`as_table` for its layout).
     Padding entries repeat the own value; combine with the table's ``mask`` where it matters.
     """
-    return X[as_table(graph).idx]
+    return take_rows(X, as_table(graph).idx)
 
 
 def masked_max(graph: jax.Array | NeighborTable, X: jax.Array) -> jax.Array:

@@ -206,7 +206,24 @@ def _build(programs, opts: Options, mesh, cpu_compiler_options) -> Compiled:
 
     chunk_one = chunk_regular if opts.record_every is not None else chunk_irregular
     seeds_axis = {"spmd_axis_name": "seeds"} if splitting else {}
-    init_v = jax.vmap(init_one, in_axes=(None, 0, None, None), **seeds_axis)
+    init_group = jax.vmap(init_one, in_axes=(None, 0, None, None), **seeds_axis)
+    seed_devices = mesh.shape["seeds"]
+
+    def init_v(c, seeds, params, xs):
+        """Every seed's initial state, one seed per device at a time: the seeds ``[S]`` as
+        ``[S / D, D]`` (D seed devices; seed ``d * S / D + j`` at ``[j, d]``), a ``lax.map``
+        over the first axis of the vmapped init over the second. The states are the same as
+        one vmap over all seeds; the temporaries of an init (a random draw of the whole
+        state holds several state-sized arrays) are one seed's per device, not all of its
+        seeds' at once."""
+        per = seeds.shape[0] // seed_devices
+        if splitting or per <= 1:
+            return init_group(c, seeds, params, xs)
+        grouped = jnp.swapaxes(seeds.reshape((seed_devices, per) + seeds.shape[1:]), 0, 1)
+        out = lax.map(lambda group: init_group(c, group, params, xs), grouped)
+        return jax.tree_util.tree_map(
+            lambda a: jnp.swapaxes(a, 0, 1).reshape((seed_devices * per,) + a.shape[2:]), out)
+
     chunk_v = jax.vmap(chunk_one, in_axes=(None, 0, 0, None, None, None, None), **seeds_axis)
     locate_v = jax.vmap(locate_one, in_axes=(None, 0, 0, None, None, None, None),
                         **seeds_axis)
