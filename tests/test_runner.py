@@ -471,3 +471,28 @@ def test_fingerprint_sees_through_jit_and_ignores_memory_addresses():
     assert first.func is not second.func
     assert " at 0x" in str(jax.tree_util.tree_structure(first))
     assert _hash_tree(first) == _hash_tree(second)
+
+
+def test_initial_states_are_drawn_one_seed_per_device_at_a_time():
+    """Drawing a random state holds several state-sized temporaries (the counter-based
+    generator's words); the compiled init draws one seed per device at a time, so its
+    temporaries stay below one copy of every seed's state (they were 3.3 copies for 8 seeds
+    drawn at once), and the states are those of each seed drawn alone."""
+    import decentral.graphs as g
+    from decentral.consensus import consensus, consensus_params
+
+    n, d, seeds = 1 << 14, 4, list(range(8))
+    alg = consensus(g.static(g.exponential(n, sparse=True), rule="row"), shape=d,
+                    dtype=jnp.float32)
+    res = run(alg, consensus_params(), seeds=seeds, num_steps=1, record_every=1,
+              progress=False)
+    init = runner_compile._BY_IDENTITY[next(reversed(runner_compile._BY_IDENTITY))].init
+    lowered = init.func.lower(*init.args, np.asarray(seeds, np.uint32), consensus_params(),
+                              None)
+    temp = lowered.compile().memory_analysis().temp_size_in_bytes
+    state_bytes = len(seeds) * n * d * 4
+    assert temp <= state_bytes, (temp, state_bytes)
+    alone = run(alg, consensus_params(), seeds=[5], num_steps=1, record_every=1,
+                progress=False)
+    np.testing.assert_array_equal(np.asarray(res.records.x)[5, 0],
+                                  np.asarray(alone.records.x)[0, 0])
