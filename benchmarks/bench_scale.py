@@ -597,8 +597,7 @@ def _split_row(spec: dict[str, Any], one: dict[str, Any], split: dict[str, Any]
         reference="the same case on one CPU device (this benchmark's other rows)",
         reference_value=t_one, ratio=ratio(t_one, t_split), compile_s=0.0,
         times_s=list(split["times_s"]), repeats=len(split["times_s"]), max_abs_diff=diff,
-        agree=split["check_diff"] <= CHECK_TOLERANCE
-        and split["invariant_diff"] <= INVARIANT_TOLERANCE, tolerance=CHECK_TOLERANCE,
+        agree=_family_agree(split), tolerance=CHECK_TOLERANCE,
         prng_impl=split["prng_impl"], enable_x64=False,
         notes=f"{_per_step(t_split, T)} split vs {_per_step(t_one, T)} on one device; peak "
               f"{_mib(split['peak_bytes'])} = {split['peak_bytes'] / bound:.2f} x (state + "
