@@ -4,6 +4,8 @@
   :class:`Kind`, :class:`CheckContext`, :func:`run_claim` and verdict helpers;
 * :mod:`decentral.verify.stats` — confidence intervals (bootstrap, CLT, Hoeffding, empirical
   Bernstein), seed counts from concentration inequalities, slope / rate fits, envelope checks;
+* :mod:`decentral.verify.tails` — :func:`top_share`, how much of a sample mean its largest seeds
+  carry (a heavy-tail diagnostic for CLT intervals);
 * :mod:`decentral.verify.report` — the verdict table and ``report.md`` / ``report.json``.
 
 Nothing here imports JAX or changes global configuration; ``python -m proofs_checks`` is the entry
@@ -49,6 +51,7 @@ from decentral.verify.stats import (
     loglog_slope,
     semilog_slope,
 )
+from decentral.verify.tails import top_share
 
 __all__ = [
     "CheckContext",
@@ -82,4 +85,5 @@ __all__ = [
     "hoeffding_num_seeds",
     "loglog_slope",
     "semilog_slope",
+    "top_share",
 ]
