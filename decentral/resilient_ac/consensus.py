@@ -276,10 +276,6 @@ def _in_counts(pat, byz) -> tuple[np.ndarray, np.ndarray]:
     """Per agent: in-neighbours other than itself, and how many of them are Byzantine, of a
     boolean pattern ``pat[i, j]`` (j -> i), dense or scipy sparse (then in O(edges))."""
     n = pat.shape[0]
-    if not sp.issparse(pat):
-        off = pat & ~np.eye(n, dtype=bool)
-        nbyz = off[:, list(byz)].sum(axis=1) if byz else np.zeros(n, int)
-        return off.sum(axis=1), nbyz
     coo = sp.coo_array(pat)
     keep = (coo.row != coo.col) & coo.data.astype(bool)
     rows, cols = coo.row[keep], coo.col[keep]
