@@ -33,10 +33,11 @@ def test_counts_at_least_one_seed_and_handles_all_zero():
 
 
 @pytest.mark.parametrize("bad, match", [
-    ([], "non-empty 1-D"),
-    ([[1.0, 2.0]], "non-empty 1-D"),
+    ([], "empty"),
+    ([[1.0, 2.0]], "1-D"),
     ([1.0, -1.0], "non-negative"),
-    ([1.0, np.nan], "finite"),
+    ([1.0, np.nan], "NaN/inf"),
+    (["a", "b"], "real numbers"),
 ])
 def test_bad_samples_are_refused(bad, match):
     with pytest.raises(ValueError, match=match):

@@ -25,6 +25,8 @@ from typing import Any
 
 import numpy as np
 
+from decentral.verify.stats import _as_samples
+
 __all__ = ["top_share"]
 
 
@@ -40,19 +42,19 @@ def top_share(samples: Any, fraction: float = 0.01) -> float:
         ``sum(largest k) / sum(all)`` in [k/n, 1]; 0.0 when every sample is 0.
 
     Raises:
-        ValueError: ``samples`` is not a non-empty 1-D array of finite non-negative values, or
+        ValueError: ``samples`` is not a non-empty 1-D array of finite non-negative reals, or
             ``fraction`` is not in (0, 1].
     """
     if isinstance(fraction, bool) or not isinstance(fraction, (int, float, np.floating)) \
             or not 0.0 < float(fraction) <= 1.0:
         raise ValueError(f"fraction must be a number in (0, 1]; got {fraction!r}.")
-    arr = np.asarray(samples, dtype=np.float64)
-    if arr.ndim != 1 or arr.size == 0:
-        raise ValueError(f"samples must be a non-empty 1-D array (one value per seed); got "
-                         f"shape {arr.shape}.")
-    if not np.all(np.isfinite(arr)) or np.any(arr < 0):
-        raise ValueError("samples must be finite and non-negative (top_share measures how a "
-                         "sum of non-negative values is spread over the seeds).")
+    arr = _as_samples(samples)        # real, finite, non-empty, as float64
+    if arr.ndim != 1:
+        raise ValueError(f"samples must be a 1-D array (one value per seed); got shape "
+                         f"{arr.shape}.")
+    if np.any(arr < 0):
+        raise ValueError("samples must be non-negative (top_share measures how a sum of "
+                         "non-negative values is spread over the seeds).")
     total = float(arr.sum())
     if total == 0.0:
         return 0.0
