@@ -5,7 +5,12 @@
 * :mod:`decentral.verify.stats` — confidence intervals (bootstrap, CLT, Hoeffding, empirical
   Bernstein), seed counts from concentration inequalities, slope / rate fits, envelope checks;
 * :mod:`decentral.verify.tails` — :func:`top_share`, how much of a sample mean its largest seeds
-  carry (a heavy-tail diagnostic for CLT intervals);
+  carry (a heavy-tail diagnostic for CLT intervals), and its exponential reference;
+* :mod:`decentral.verify.boundaries` — alpha-spending functions and group-sequential critical
+  values;
+* :mod:`decentral.verify.confseq` — the anytime-valid empirical-Bernstein confidence sequence;
+* :mod:`decentral.verify.sequential` — :func:`sequential_mean`, a statistical judge that draws
+  seeds in batches and stops when its interval decides;
 * :mod:`decentral.verify.report` — the verdict table and ``report.md`` / ``report.json``.
 
 Nothing here imports JAX or changes global configuration; ``python -m proofs_checks`` is the entry
@@ -51,7 +56,15 @@ from decentral.verify.stats import (
     loglog_slope,
     semilog_slope,
 )
-from decentral.verify.tails import top_share
+from decentral.verify.boundaries import (
+    crossing_probability,
+    obrien_fleming_spending,
+    pocock_spending,
+    spending_bounds,
+)
+from decentral.verify.confseq import empirical_bernstein_cs
+from decentral.verify.sequential import SequentialResult, sequential_mean
+from decentral.verify.tails import exponential_top_share, top_share
 
 __all__ = [
     "CheckContext",
@@ -86,4 +99,12 @@ __all__ = [
     "loglog_slope",
     "semilog_slope",
     "top_share",
+    "exponential_top_share",
+    "spending_bounds",
+    "crossing_probability",
+    "obrien_fleming_spending",
+    "pocock_spending",
+    "empirical_bernstein_cs",
+    "SequentialResult",
+    "sequential_mean",
 ]

@@ -25,9 +25,10 @@ from typing import Any
 
 import numpy as np
 
+from decentral._checks import check_int
 from decentral.verify.stats import _as_samples
 
-__all__ = ["top_share"]
+__all__ = ["top_share", "exponential_top_share"]
 
 
 def top_share(samples: Any, fraction: float = 0.01) -> float:
@@ -61,3 +62,24 @@ def top_share(samples: Any, fraction: float = 0.01) -> float:
     k = max(1, math.ceil(float(fraction) * arr.size))
     top = np.partition(arr, arr.size - k)[arr.size - k:]
     return float(top.sum() / total)
+
+
+def exponential_top_share(n: int, fraction: float = 0.01) -> float:
+    """The share :func:`top_share` expects for ``n`` exponential samples (a light-tail reference).
+
+    With ``k = ceil(fraction * n)`` and ``H_j`` the harmonic numbers, the ``i``-th largest of
+    ``n`` unit exponentials has mean ``H_n - H_{i-1}``, so the ratio of expected sums is
+    ``(k H_n - sum_{j<k} H_j) / n``: 7.4 % for ``n = 64`` and 5.6 % for ``n = 2000`` at
+    ``fraction = 0.01`` (tending to ``q (1 + ln(1/q))``).
+
+    Example:
+        >>> round(exponential_top_share(64), 3)
+        0.074
+    """
+    n = check_int(n, "n (the number of samples)")
+    if isinstance(fraction, bool) or not isinstance(fraction, (int, float, np.floating)) \
+            or not 0.0 < float(fraction) <= 1.0:
+        raise ValueError(f"fraction must be a number in (0, 1]; got {fraction!r}.")
+    k = max(1, math.ceil(float(fraction) * n))
+    harmonic = np.concatenate([[0.0], np.cumsum(1.0 / np.arange(1, n + 1))])   # H_0 .. H_n
+    return float((k * harmonic[n] - harmonic[:k].sum()) / n)
