@@ -24,6 +24,12 @@ Example:
     True
 """
 
+from decentral.verify.boundaries import (
+    crossing_probability,
+    obrien_fleming_spending,
+    pocock_spending,
+    spending_bounds,
+)
 from decentral.verify.claims import (
     CheckContext,
     Claim,
@@ -38,7 +44,9 @@ from decentral.verify.claims import (
     judge_upper_bound,
     run_claim,
 )
+from decentral.verify.confseq import empirical_bernstein_cs
 from decentral.verify.report import LEGEND, format_summary, format_table, write_report
+from decentral.verify.sequential import SequentialResult, sequential_mean
 from decentral.verify.stats import (
     EnvelopeResult,
     RateFit,
@@ -56,14 +64,6 @@ from decentral.verify.stats import (
     loglog_slope,
     semilog_slope,
 )
-from decentral.verify.boundaries import (
-    crossing_probability,
-    obrien_fleming_spending,
-    pocock_spending,
-    spending_bounds,
-)
-from decentral.verify.confseq import empirical_bernstein_cs
-from decentral.verify.sequential import SequentialResult, sequential_mean
 from decentral.verify.tails import exponential_top_share, top_share
 
 __all__ = [

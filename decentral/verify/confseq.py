@@ -17,8 +17,8 @@ Waudby-Smith & Ramdas, "Estimating means of bounded random variables by betting"
 
 intersected over ``t`` (the running intersection is a confidence sequence too; where it would
 be empty, an event of probability at most ``alpha``, the step's own interval is kept) and
-clipped to [0, 1]. It needs only independence (or a common conditional mean) and the range; its width
-tracks the sample variance, not the range, once ``t`` is large.
+clipped to [0, 1]. It needs only independence (or a common conditional mean) and the range;
+its width tracks the sample variance, not the range, once ``t`` is large.
 
 Example:
     >>> import numpy as np
