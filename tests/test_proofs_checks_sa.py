@@ -256,6 +256,33 @@ def test_diminishing_step_rate_passes_at_2000(problem, rate_inputs):
     assert out.measured["alpha0_over_gamma_max_bound"] == pytest.approx(1.0)
 
 
+def test_diminishing_step_cross_check_is_sequential_and_states_alpha(problem, rate_inputs):
+    out = cs.check_diminishing_step(problem, rate_inputs["W"], rate_inputs["alpha0"], 1.0, 2000,
+                                    batch=16, max_seeds=32)
+    m = out.measured
+    assert m["mc_alpha"] == 0.05 and m["mc_max_seeds"] == 32
+    assert m["mc_seeds_used"] in (16, 32) and m["mc_rule"] == "clt"
+    assert m["mc_agreement"] in ("PASS", "INCONCLUSIVE")       # the two computations agree
+    assert "Monte-Carlo cross-check" in out.details
+
+
+def test_diminishing_step_planted_wrong_exact_value_fails(monkeypatch, problem, rate_inputs):
+    # The exact oracle is replaced by a curve 1e-6 / t: far below what the runs give at T (a
+    # FAIL resting on the interval's lower end, which a heavy right tail does not block).
+    _fast_oracle(monkeypatch, cs, lambda t: 1e-6 / t)
+    out = cs.check_diminishing_step(problem, rate_inputs["W"], rate_inputs["alpha0"], 1.0, 2000,
+                                    batch=160, max_seeds=320)
+    assert out.measured["mc_agreement"] == "FAIL" and out.verdict == Verdict.FAIL, out.details
+
+
+@pytest.mark.parametrize("mean, expected", [(1.0, "PASS"), (2.0, "FAIL"), (1.25, "INCONCLUSIVE")])
+def test_judge_agreement_on_synthetic_draws(mean, expected):
+    def draw(k):
+        return np.random.default_rng(k).normal(mean, 0.5, size=64)
+    r = cs.judge_agreement(draw, 1.0, batch=64, max_seeds=1024)
+    assert r.verdict.value == expected, r.summary()
+
+
 def test_push_rate_passes_at_2000(problem, rate_inputs):
     out = ps.check_push_rate(problem, rate_inputs["push_seq"], rate_inputs["push_alpha0"], 1.0,
                              2000, seeds=range(2))

@@ -19,6 +19,7 @@ from decentral.verify import (
     sequential_mean,
     spending_bounds,
 )
+from decentral.verify.sequential import TAIL_MIN_SEEDS
 
 FIVE = np.arange(1, 6) / 5
 
@@ -192,6 +193,13 @@ def _normal_draw(mu, sd=1.0, batch=32, calls=None):
 def test_sequential_mean_passes_fails_and_stops_early():
     ok = sequential_mean(_normal_draw(1.0), batch=32, max_seeds=1024, accept=(-np.inf, 1.5))
     assert ok.verdict is Verdict.PASS and ok.seeds < 1024 and ok.hi <= 1.5
+    # Non-negative samples: a PASS of an upper bound waits until the tail can be seen.
+    pos = sequential_mean(lambda k: np.random.default_rng(k).uniform(0, 2, size=32), batch=32,
+                          max_seeds=1024, accept=(-np.inf, 1.5))
+    assert pos.verdict is Verdict.PASS and TAIL_MIN_SEEDS <= pos.seeds < 1024
+    early = sequential_mean(lambda k: np.random.default_rng(k).uniform(0, 2, size=32), batch=32,
+                            max_seeds=64, accept=(-np.inf, 1.5))
+    assert early.verdict is Verdict.INCONCLUSIVE and "upper end" in early.reason
     bad = sequential_mean(_normal_draw(1.0), batch=32, max_seeds=1024, accept=(-np.inf, 0.5))
     assert bad.verdict is Verdict.FAIL and bad.seeds < 1024 and bad.lo > 0.5
     low = sequential_mean(_normal_draw(1.0), batch=32, max_seeds=1024, accept=(0.5, np.inf))

@@ -26,8 +26,10 @@ same count give (:func:`decentral.verify.tails.exponential_top_share`). Above tw
 right tail is heavy: the sample mean then usually falls *below* the mean and the interval's
 upper end is too low, so a decision that rests on the upper end (a PASS of an upper bound, a
 FAIL of a lower bound) is not taken; the judge draws further batches, and reports
-INCONCLUSIVE with the diagnostic if the budget ends first. A decision resting on the lower end
-stands (the bias points the other way).
+INCONCLUSIVE with the diagnostic if the budget ends first. Such a decision also waits for
+``TAIL_MIN_SEEDS`` (300) seeds, before which the top 1 % is under 3 seeds and a tail of that
+probability has likely not been drawn. A decision resting on the lower end stands (the bias
+points the other way).
 
 Seeds are deterministic: ``draw(k)`` must return the same samples for batch ``k`` every time (e.g.
 seeds ``k * batch ... (k + 1) * batch - 1``), so a rerun repeats the verdict, and one compiled
@@ -59,7 +61,7 @@ from decentral.verify.confseq import empirical_bernstein_cs
 from decentral.verify.stats import _as_samples, _open_unit, _real
 from decentral.verify.tails import exponential_top_share, top_share
 
-__all__ = ["SequentialResult", "sequential_mean", "HEAVY_TAIL_RATIO", "METHODS"]
+__all__ = ["SequentialResult", "sequential_mean", "HEAVY_TAIL_RATIO", "TAIL_MIN_SEEDS", "METHODS"]
 
 METHODS = ("clt", "confseq")
 
@@ -67,6 +69,9 @@ METHODS = ("clt", "confseq")
 # (Squared Gaussian errors, chi-square with one degree of freedom, sit near 1.5x; the
 # diminishing-step SA errors that motivated the check near 4.5x at 2000 seeds.)
 HEAVY_TAIL_RATIO = 2.0
+# Below this many seeds the top 1 % holds fewer than 3 seeds and a tail of probability 1 % has
+# likely not been drawn at all, so the diagnostic cannot clear the upper end of the interval.
+TAIL_MIN_SEEDS = 300
 
 
 class SequentialResult(NamedTuple):
@@ -305,12 +310,17 @@ def _judge_at(x: np.ndarray, acc: tuple[float, float], method: str, alpha: float
     bound = (f"<= {acc[1]:.4g}" if math.isinf(acc[0]) else f">= {acc[0]:.4g}"
              if math.isinf(acc[1]) else f"in [{acc[0]:.4g}, {acc[1]:.4g}]")
     where = "fixed seed count" if fixed else f"look {look} of {looks}"
-    if verdict is not Verdict.INCONCLUSIVE and heavy and _rests_on_upper_end(verdict, hi, acc):
+    unseen = share is not None and n < TAIL_MIN_SEEDS
+    if verdict is not Verdict.INCONCLUSIVE and (heavy or unseen) \
+            and _rests_on_upper_end(verdict, hi, acc):
         verdict = Verdict.INCONCLUSIVE
         reason = (f"heavy right tail (top 1 % of seeds carry {100 * share:.0f} % of the sum, "
                   f"{ratio:.1f}x the exponential reference): the interval's upper end is not "
-                  f"trusted")
-        more = None
+                  f"trusted" if heavy else
+                  f"the decision rests on the interval's upper end, which a non-negative "
+                  f"quantity's right tail can pull down unseen before {TAIL_MIN_SEEDS} seeds "
+                  f"(have {n})")
+        more = None if heavy else TAIL_MIN_SEEDS - n
     elif verdict is Verdict.INCONCLUSIVE:
         more = _suggest(n, mean, lo, hi, acc) if last and math.isfinite(hi - lo) else None
         reason = (f"{level} interval straddles the bound {bound} after {n} seeds ({where})"

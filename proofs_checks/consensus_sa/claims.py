@@ -37,7 +37,14 @@ from decentral.consensus_sa.problem import LinearSAProblem
 from decentral.plotting import plot_curves, plt
 from decentral.runner import log_spaced_steps, run
 from decentral.schedules import constant, harmonic, step_size
-from decentral.verify import CheckContext, Kind, Outcome, Verdict, combine_verdicts
+from decentral.verify import (
+    CheckContext,
+    Kind,
+    Outcome,
+    Verdict,
+    combine_verdicts,
+    sequential_mean,
+)
 from decentral.verify.stats import clt_ci, geometric_rate, loglog_slope
 from proofs_checks.consensus_sa.setups import (
     chord_weights,
@@ -632,10 +639,30 @@ def check_rate(steps, errors, *, what: str) -> tuple[Verdict, dict]:
              "t_err_over_log2t_growth": grows, "t_err_over_log2t_last_over_max": growth})
 
 
-def check_diminishing_step(problem, W, alpha0, t0, num_steps, seeds=None) -> Outcome:
+# Relative tolerance of the Monte-Carlo cross-check of an exact expected error, fixed before
+# the sequential runs: a wrong recursion (a lost term, a factor) is off by far more than this.
+AGREEMENT_TOL = 0.25
+
+
+def judge_agreement(draw, exact: float, *, batch: int, max_seeds: int,
+                    fixed_seeds: int | None = None, tol: float = AGREEMENT_TOL):
+    """The same expectation computed two ways: ``exact`` (the moment recursion) against the
+    Monte-Carlo mean of per-seed values from ``draw(k)`` (batch ``k``), judged by
+    :func:`decentral.verify.sequential_mean` (group-sequential CLT, alpha = 0.05) on the
+    accepted range ``exact * (1 -+ tol)``. Returns the :class:`SequentialResult`."""
+    return sequential_mean(draw, batch=batch, max_seeds=max_seeds, seeds=fixed_seeds,
+                           accept=(exact * (1 - tol), exact * (1 + tol)),
+                           what="Monte-Carlo mean error at T")
+
+
+def check_diminishing_step(problem, W, alpha0, t0, num_steps, seeds=None, *, batch: int = 64,
+                           max_seeds: int | None = None, base_seed: int = 0) -> Outcome:
     """Judge eq. (8) (``W`` fixed, so eta = 0) on the exact expected pi-weighted error with
-    alpha_t = alpha0/(t + t0), by :func:`check_rate`; the Monte-Carlo mean at T (``seeds``)
-    is reported beside the oracle."""
+    alpha_t = alpha0/(t + t0), by :func:`check_rate`; then cross-check the exact error at T
+    against Monte Carlo (:func:`judge_agreement`): sequentially in batches of ``batch`` seeds
+    from ``base_seed`` up to ``max_seeds``, or on exactly the seeds ``seeds`` when given. A
+    decided disagreement makes the claim FAIL (the two computations cannot both be right); an
+    undecided one is reported beside the rate verdict."""
     seq = g.static(W)
     pi = g.perron_vector(W)
     target = limit(problem, pi)
@@ -645,21 +672,44 @@ def check_diminishing_step(problem, W, alpha0, t0, num_steps, seeds=None) -> Out
     err = weighted_error_from_moments(mom, pi, target)
     verdict, measured = check_rate(rec, err, what="mse")
     measured["mse_at_T"] = float(err[-1])
-    if seeds is not None:
-        theta = _final_theta(problem, seq, params, num_steps, seeds)
-        m, lo, hi = clt_ci(error_parts(theta, pi, target)["weighted"])
-        measured["monte_carlo_mse_at_T_ci"] = [float(lo), float(hi)]
+    descriptions = dict(RATE_DESCRIPTIONS)
+    details = ""
+    if seeds is not None or max_seeds is not None:
+        seed_list = None if seeds is None else list(seeds)
+        if seed_list is not None:
+            batch = len(seed_list)            # a fixed seed list: one batch, one look
+
+        def draw(k):
+            chunk = (seed_list if seed_list is not None
+                     else range(base_seed + k * batch, base_seed + (k + 1) * batch))
+            theta = _final_theta(problem, seq, params, num_steps, chunk)
+            return error_parts(theta, pi, target)["weighted"]
+
+        check = judge_agreement(draw, float(err[-1]), batch=batch,
+                                max_seeds=batch if max_seeds is None else max_seeds,
+                                fixed_seeds=None if seed_list is None else batch)
+        measured |= check.measured("mc_")
+        measured["mc_agreement"] = check.verdict.value
+        descriptions |= check.descriptions("mc_", what="sum_i pi^i ||theta_T^i - theta*||^2")
+        descriptions["mc_agreement"] = (f"exact mse_at_T against the Monte-Carlo mean: PASS if "
+                                        f"the interval lies within mse_at_T x (1 -+ "
+                                        f"{AGREEMENT_TOL:g}), FAIL if outside it")
+        details = f"Monte-Carlo cross-check of mse_at_T: {check.summary()}"
+        if check.verdict is Verdict.FAIL:
+            verdict = Verdict.FAIL
     q = bound_quantities(problem, seq, alpha0 / t0, horizon=10)
     measured["alpha0_over_gamma_max_bound"] = alpha0 / (q.gamma_max / 0.9)
     return Outcome(
         verdict=verdict, measured=measured, headline=["mse_slope", "allowed_slope"],
-        descriptions={k: v for k, v in (RATE_DESCRIPTIONS | {
+        descriptions={k: v for k, v in (descriptions | {
             "mse_at_T": "exact E sum_i pi^i ||theta_T^i - theta*||^2 (units of theta^2)",
-            "monte_carlo_mse_at_T_ci": "95% CLT interval of the same from Monte Carlo",
             "alpha0_over_gamma_max_bound": "alpha0 / (gamma_max / 0.9): >= 1 is the theorem's "
                                            "condition"}).items() if k in measured},
         threshold="log-log slope over the last decade <= -1 + 2/ln(t_start) (the local slope "
-                  "of log^2 t / t) and t*MSE/log^2 t grows by <= 5% over it",
+                  "of log^2 t / t) and t*MSE/log^2 t grows by <= 5% over it; the exact error "
+                  f"at T is not outside the Monte-Carlo interval by more than {AGREEMENT_TOL:g} "
+                  "relative",
+        details=details,
         size=f"N={problem.num_agents}, alpha_t={alpha0:g}/(t+{t0:g}), T={num_steps}")
 
 
@@ -683,9 +733,10 @@ def _diminishing_step(ctx: CheckContext) -> Outcome:
     W = chord_weights()
     q = bound_quantities(problem, g.static(W), 0.01, horizon=10)
     alpha0 = q.gamma_max / 0.9
-    seeds = range(ctx.base_seed, ctx.base_seed + ctx.seed_count(64, 200))
+    fixed = None if ctx.seeds is None else range(ctx.base_seed, ctx.base_seed + ctx.seeds)
     return check_diminishing_step(problem, W, alpha0, 1.0, 100_000 if ctx.full else 20_000,
-                                  seeds)
+                                  fixed, batch=64, max_seeds=8192 if ctx.full else 2048,
+                                  base_seed=ctx.base_seed)
 
 
 # ---------------------------------------------------------------------------------------------
