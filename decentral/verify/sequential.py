@@ -323,6 +323,8 @@ def _judge_at(x: np.ndarray, acc: tuple[float, float], method: str, alpha: float
         more = None if heavy else TAIL_MIN_SEEDS - n
     elif verdict is Verdict.INCONCLUSIVE:
         more = _suggest(n, mean, lo, hi, acc) if last and math.isfinite(hi - lo) else None
+        if more is not None and share is not None:      # upper-end decisions wait for the tail
+            more = max(more, TAIL_MIN_SEEDS - n)
         reason = (f"{level} interval straddles the bound {bound} after {n} seeds ({where})"
                   + ("" if more is None else f"; the width suggests ~{more} more seeds"))
     else:

@@ -326,7 +326,7 @@ LIMIT_DESCRIPTIONS = {
     "error_to_rival_ci": "95% CLT interval of that mean",
     "separation_squared": "||claimed - rival||^2, the scale the errors are judged against",
     "exact_error_to_claimed": "the same expectation from the exact-moment oracle (no sampling "
-                              "error): the Monte-Carlo mean should agree within its interval",
+                              "error), judged against the Monte-Carlo mean (mc_agreement)",
 }
 
 
@@ -338,17 +338,31 @@ def check_limit_point(problem, seq, params, num_steps, seeds, claimed_pi, rival_
     theta = _final_theta(problem, seq, params, num_steps, seeds)
     claimed, rival = limit(problem, claimed_pi), limit(problem, rival_pi)
     verdict, measured = judge_limit(theta, claimed, rival, claimed_pi)
+    descriptions = {k: LIMIT_DESCRIPTIONS[k] for k in measured}
+    details = ""
     if with_oracle:
         mom = exact_moments(problem, seq, params, num_steps, record_at=[num_steps])
-        measured["exact_error_to_claimed"] = float(
-            weighted_error_from_moments(mom, claimed_pi, claimed)[0])
+        exact = float(weighted_error_from_moments(mom, claimed_pi, claimed)[0])
+        measured["exact_error_to_claimed"] = exact
+        descriptions["exact_error_to_claimed"] = LIMIT_DESCRIPTIONS["exact_error_to_claimed"]
+        errors = error_parts(theta, claimed_pi, claimed)["weighted"]
+        check = judge_agreement(lambda k: errors, exact, batch=errors.size,
+                                max_seeds=errors.size, fixed_seeds=errors.size)
+        m, d, details = agreement_entries(check, what="sum_i w_i ||theta_T^i - claimed||^2",
+                                          exact_key="exact_error_to_claimed")
+        measured |= m
+        descriptions |= d
+        if check.verdict is Verdict.FAIL:
+            verdict = Verdict.FAIL
     return Outcome(
         verdict=verdict, measured=measured,
         headline=["error_to_claimed", "error_to_rival", "separation_squared"],
-        descriptions={k: LIMIT_DESCRIPTIONS[k] for k in measured},
+        descriptions=descriptions, details=details,
         threshold="PASS: CI upper of the error to theta*_claimed <= 0.1 d^2 and CI lower of "
                   "the error to the rival >= 0.5 d^2 (d = distance between them); FAIL: error "
-                  "to claimed >= 0.5 d^2 or to the rival <= 0.1 d^2 with confidence",
+                  "to claimed >= 0.5 d^2 or to the rival <= 0.1 d^2 with confidence; FAIL "
+                  "also when the exact error is outside the Monte-Carlo interval by more than "
+                  f"{AGREEMENT_TOL:g} relative",
         size=f"N={problem.num_agents}, T={num_steps}, seeds={len(seeds)}")
 
 
@@ -376,12 +390,13 @@ def limit_point_setups(ctx: CheckContext) -> list[dict]:
        source=f"{LGL}, Theorem 2; reference values {DOCS} §5", kind=Kind.STATISTICAL)
 def _limit_point(ctx: CheckContext) -> Outcome:
     seeds = range(ctx.base_seed, ctx.base_seed + ctx.seed_count(100, 200))
-    parts, verdicts = {}, []
+    parts, verdicts, lines = {}, [], []
     for setup in limit_point_setups(ctx):
         name = setup.pop("name")
         out = check_limit_point(seeds=seeds, **setup)
         parts[name] = out.measured | {"verdict": out.verdict.value}
         verdicts.append(out.verdict)
+        lines.append(f"{name}: {out.details}")
     first = next(iter(parts.values()))
     return Outcome(
         verdict=combine_verdicts(verdicts),
@@ -397,7 +412,10 @@ def _limit_point(ctx: CheckContext) -> Outcome:
                       "error_to_theta_unif": "ring with chord: the same error to theta*_unif",
                       "separation_squared": "||theta*_pi - theta*_unif||^2"},
         threshold="each configuration: CI upper of the error to the claimed limit <= 0.1 d^2 "
-                  "and CI lower of the error to the rival >= 0.5 d^2",
+                  "and CI lower of the error to the rival >= 0.5 d^2; and the exact error to "
+                  f"the claimed limit within {AGREEMENT_TOL:g} relative of the Monte-Carlo "
+                  "interval",
+        details="\n".join(lines),
         size=f"N=6, |S|=8 (64 pair states), d=3, alpha_t = 5/(t+51), "
              f"T={limit_point_setups(ctx)[0]['num_steps']}, seeds={len(seeds)}")
 
@@ -655,6 +673,18 @@ def judge_agreement(draw, exact: float, *, batch: int, max_seeds: int,
                            what="Monte-Carlo mean error at T")
 
 
+def agreement_entries(check, *, what: str, exact_key: str, prefix: str = "mc_"
+                      ) -> tuple[dict, dict, str]:
+    """``(measured, descriptions, details line)`` of a :func:`judge_agreement` result, the
+    keys prefixed with ``prefix``; ``exact_key`` names the exact value it was judged against."""
+    measured = check.measured(prefix) | {prefix + "agreement": check.verdict.value}
+    descriptions = check.descriptions(prefix, what=what) | {
+        prefix + "agreement": f"exact {exact_key} against the Monte-Carlo mean: PASS if the "
+                              f"interval lies within {exact_key} x (1 -+ {AGREEMENT_TOL:g}), "
+                              f"FAIL if outside it"}
+    return measured, descriptions, f"Monte-Carlo cross-check of {exact_key}: {check.summary()}"
+
+
 def check_diminishing_step(problem, W, alpha0, t0, num_steps, seeds=None, *, batch: int = 64,
                            max_seeds: int | None = None, base_seed: int = 0) -> Outcome:
     """Judge eq. (8) (``W`` fixed, so eta = 0) on the exact expected pi-weighted error with
@@ -688,13 +718,10 @@ def check_diminishing_step(problem, W, alpha0, t0, num_steps, seeds=None, *, bat
         check = judge_agreement(draw, float(err[-1]), batch=batch,
                                 max_seeds=batch if max_seeds is None else max_seeds,
                                 fixed_seeds=None if seed_list is None else batch)
-        measured |= check.measured("mc_")
-        measured["mc_agreement"] = check.verdict.value
-        descriptions |= check.descriptions("mc_", what="sum_i pi^i ||theta_T^i - theta*||^2")
-        descriptions["mc_agreement"] = (f"exact mse_at_T against the Monte-Carlo mean: PASS if "
-                                        f"the interval lies within mse_at_T x (1 -+ "
-                                        f"{AGREEMENT_TOL:g}), FAIL if outside it")
-        details = f"Monte-Carlo cross-check of mse_at_T: {check.summary()}"
+        m, d, details = agreement_entries(check, what="sum_i pi^i ||theta_T^i - theta*||^2",
+                                          exact_key="mse_at_T")
+        measured |= m
+        descriptions |= d
         if check.verdict is Verdict.FAIL:
             verdict = Verdict.FAIL
     q = bound_quantities(problem, seq, alpha0 / t0, horizon=10)
