@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import math
 from collections.abc import Iterator
 
-__all__ = ["positive_int", "verification_backends"]
+__all__ = ["positive_int", "positive_float", "verification_backends"]
 
 
 def positive_int(text: str) -> int:
@@ -20,6 +21,17 @@ def positive_int(text: str) -> int:
     if n < 1:
         raise argparse.ArgumentTypeError(f"expected a positive integer, got {n}")
     return n
+
+
+def positive_float(text: str) -> float:
+    """argparse type: a finite number > 0, with a clear message otherwise."""
+    try:
+        x = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
+    if not math.isfinite(x) or x <= 0:
+        raise argparse.ArgumentTypeError(f"expected a finite number > 0, got {text!r}")
+    return x
 
 
 @contextlib.contextmanager

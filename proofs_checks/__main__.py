@@ -2,8 +2,8 @@
 
 Usage::
 
-    python -m proofs_checks [--full] [--only PATTERN ...] [--seeds N] [--out DIR]
-                            [--base-seed K] [--list] [--quiet]
+    python -m proofs_checks [--full] [--only PATTERN ...] [--seeds N] [--budget X]
+                            [--out DIR] [--base-seed K] [--list] [--quiet]
 
 ``--only`` selects claims whose id contains the pattern (substring); it may be repeated or hold
 comma-separated patterns, and a claim matching any of them runs. A full run writes
@@ -29,7 +29,7 @@ import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from decentral.cli import positive_int, verification_backends
+from decentral.cli import positive_float, positive_int, verification_backends
 from decentral.results import provenance
 from decentral.verify.claims import CheckContext, Claim, ClaimResult, Kind, Verdict
 from decentral.verify.claims import run_claim as _run_claim
@@ -53,7 +53,11 @@ def build_parser() -> argparse.ArgumentParser:
                         "several (any match), e.g. --only bandits or --only graphs.,push_sum. "
                         "The report is then report-only.md / .json, beside the full one.")
     p.add_argument("--seeds", type=positive_int, metavar="N",
-                   help="override the number of seeds of every statistical claim")
+                   help="override the number of seeds of every statistical claim (a fixed "
+                        "count: no sequential stopping)")
+    p.add_argument("--budget", type=positive_float, default=1.0, metavar="X",
+                   help="scale every sequential claim's maximum seed count by X (default 1); "
+                        "a claim still stops as soon as its rule decides")
     p.add_argument("--base-seed", type=int, default=0, metavar="K",
                    help="offset added to every claim's seeds (default 0)")
     p.add_argument("--out", type=pathlib.Path, default=_registry.DEFAULT_OUT_DIR,
@@ -78,6 +82,7 @@ def run_context(ctx: CheckContext, patterns: Sequence[str], argv: Sequence[str])
     info: dict[str, Any] = {
         "mode": ctx.mode,
         "seeds_override": ctx.seeds,
+        "budget": ctx.budget,
         "base_seed": ctx.base_seed,
         "only": list(patterns),
         "out_dir": str(ctx.out_dir),
@@ -181,7 +186,7 @@ def _main(args: argparse.Namespace, argv: list[str], registry: Mapping[str, Clai
         return 1 if module_errors else 0
 
     ctx = CheckContext(full=args.full, seeds=args.seeds, out_dir=args.out,
-                       base_seed=args.base_seed)
+                       base_seed=args.base_seed, budget=args.budget)
     context = run_context(ctx, patterns, argv)
     results: list[ClaimResult] = []
     interrupted = False

@@ -140,7 +140,9 @@ def test_no_match_is_a_usage_error(fake_registry, capsys):
     assert main(["--only", "xyz-nomatch"]) == 2  # the real registry too
 
 
-@pytest.mark.parametrize("argv", [["--seeds", "0"], ["--seeds", "many"], ["--bogus"]])
+@pytest.mark.parametrize("argv", [["--seeds", "0"], ["--seeds", "many"], ["--bogus"],
+                                  ["--budget", "0"], ["--budget", "-1"], ["--budget", "nan"],
+                                  ["--budget", "lots"]])
 def test_bad_arguments_exit_2(argv, capsys):
     assert main(argv, registry={}) == 2
 
@@ -148,7 +150,8 @@ def test_bad_arguments_exit_2(argv, capsys):
 def test_run_with_an_error_exits_1(fake_registry, tmp_path, capsys):
     reg, seen = fake_registry
     x64_before = bool(jax.config.jax_enable_x64)
-    rc = main(["--out", str(tmp_path), "--seeds", "7", "--full"], registry=reg)
+    rc = main(["--out", str(tmp_path), "--seeds", "7", "--full", "--budget", "2.5"],
+              registry=reg)
     assert rc == 1
     out = capsys.readouterr().out
     rows = claim_lines(out, reg)
@@ -159,7 +162,7 @@ def test_run_with_an_error_exits_1(fake_registry, tmp_path, capsys):
     assert "FAIL (vacuous)" in rows[0]
     # the claim saw the options, float64, and the global flag is restored afterwards
     ctx = seen["ctx"]
-    assert ctx.seeds == 7 and ctx.full and ctx.out_dir == tmp_path
+    assert ctx.seeds == 7 and ctx.full and ctx.out_dir == tmp_path and ctx.budget == 2.5
     assert seen["x64"] and seen["dtype"] == "float64"
     assert bool(jax.config.jax_enable_x64) == x64_before
     data = json.loads((tmp_path / "report.json").read_text())
@@ -167,6 +170,7 @@ def test_run_with_an_error_exits_1(fake_registry, tmp_path, capsys):
         "graphs.fake_fail": "FAIL", "graphs.fake_pass": "PASS", "push_sum.fake_raises": "ERROR"}
     ctx_record = data["context"]
     assert ctx_record["mode"] == "full" and ctx_record["seeds_override"] == 7
+    assert ctx_record["budget"] == 2.5
     # the provenance part is decentral.results.provenance(), one record for every file
     from decentral.results import PROVENANCE_PACKAGES, provenance
 
@@ -247,3 +251,14 @@ def test_command_uses_one_cpu_device_per_core(tmp_path):
     context = json.loads((tmp_path / "report-only.json").read_text())["context"]
     assert context["cpu_devices"] == cpu_core_count()
     assert context["jax"]["device_count"] == cpu_core_count()
+
+
+def test_seed_budget_scales_and_rounds_to_whole_batches():
+    assert CheckContext().seed_budget(2048, 8192, batch=64) == 2048
+    assert CheckContext(full=True).seed_budget(2048, 8192, batch=64) == 8192
+    assert CheckContext(budget=0.5).seed_budget(2048, 8192, batch=64) == 1024
+    assert CheckContext(budget=0.01).seed_budget(100, batch=64) == 64       # at least one batch
+    assert CheckContext(budget=1.3).seed_budget(100, batch=64) == 192      # rounded up
+    for bad in (0, -1.0, float("inf"), True, "2"):
+        with pytest.raises(ValueError, match="budget"):
+            CheckContext(budget=bad)

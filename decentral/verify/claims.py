@@ -92,6 +92,9 @@ class CheckContext:
         out_dir: where figures go (None: nowhere; :meth:`figure_path` then raises). The
             harness sets it to its output folder.
         base_seed: added to every claim's seeds so a whole run can be replayed with other draws.
+        budget: factor on every sequential claim's maximum seed count (``--budget``; default
+            1.0). A sequential claim stops earlier when its rule decides; ``seeds`` (a fixed
+            count) takes precedence.
 
     Example:
         >>> ctx = CheckContext(full=False, seeds=None)
@@ -103,8 +106,15 @@ class CheckContext:
     seeds: int | None = None
     out_dir: pathlib.Path | None = None
     base_seed: int = 0
+    budget: float = 1.0
 
     def __post_init__(self) -> None:
+        b = self.budget
+        if isinstance(b, bool) or not isinstance(b, (int, float, np.integer, np.floating)) \
+                or not math.isfinite(float(b)) or float(b) <= 0:
+            raise ValueError(f"CheckContext.budget must be a finite number > 0 (a factor on "
+                             f"every claim's maximum seed count); got {b!r}.")
+        object.__setattr__(self, "budget", float(b))
         if self.seeds is not None:
             object.__setattr__(self, "seeds", check_int(self.seeds, "CheckContext.seeds"))
         object.__setattr__(self, "base_seed",
@@ -145,6 +155,18 @@ class CheckContext:
         if self.full and full is not None:
             return int(full)
         return int(quick)
+
+    def seed_budget(self, quick: int, full: int | None = None, *, batch: int = 1) -> int:
+        """Maximum seeds of a sequential claim: ``full`` / ``quick`` times ``budget``, rounded
+        up to a whole number of batches of ``batch`` (at least one batch).
+
+        Example:
+            >>> CheckContext(budget=0.5).seed_budget(2048, 8192, batch=64)
+            1024
+        """
+        base = full if (self.full and full is not None) else quick
+        batch = check_int(batch, "batch")
+        return max(1, math.ceil(float(base) * self.budget / batch)) * batch
 
     def seed_for(self, claim_id: str, offset: int = 0) -> int:
         """A deterministic integer seed for ``claim_id``: stable across runs and Python versions.

@@ -762,7 +762,7 @@ def _diminishing_step(ctx: CheckContext) -> Outcome:
     alpha0 = q.gamma_max / 0.9
     fixed = None if ctx.seeds is None else range(ctx.base_seed, ctx.base_seed + ctx.seeds)
     return check_diminishing_step(problem, W, alpha0, 1.0, 100_000 if ctx.full else 20_000,
-                                  fixed, batch=64, max_seeds=8192 if ctx.full else 2048,
+                                  fixed, batch=64, max_seeds=ctx.seed_budget(2048, 8192, batch=64),
                                   base_seed=ctx.base_seed)
 
 
