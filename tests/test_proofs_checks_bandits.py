@@ -125,8 +125,24 @@ def test_correlated_judge():
     base = RNG.normal(400, 10, (60, 6))
     ind = {"dec": base - 100, "base": base, "range": 1e4}
     shrunk = {"dec": base - 50, "base": base, "range": 1e4}
-    assert pb.check_correlated(ind, shrunk).verdict == Verdict.PASS
-    assert pb.check_correlated(shrunk, ind).verdict == Verdict.FAIL
+
+    def batches(first, second):
+        def draw(k):
+            rows = slice(20 * k, 20 * (k + 1))
+            return ({"dec": first["dec"][rows], "base": first["base"][rows]},
+                    {"dec": second["dec"][rows], "base": second["base"][rows]})
+        return draw
+
+    ok = pb.check_correlated(batches(ind, shrunk), batch=20, max_seeds=60)
+    assert ok.verdict == Verdict.PASS and ok.measured["difference_seeds_used"] < 60
+    assert ok.measured["difference_alpha"] == 0.05
+    assert pb.check_correlated(batches(shrunk, ind), batch=20, max_seeds=60).verdict \
+        == Verdict.FAIL
+    # Equal advantages on average (+-5 alternating by seed): the difference cannot be decided.
+    sign = np.where(np.arange(base.shape[0]) % 2 == 0, 5.0, -5.0)[:, None]
+    noisy = {"dec": ind["dec"] + sign, "base": base}
+    same = pb.check_correlated(batches(ind, noisy), batch=20, max_seeds=60)
+    assert same.verdict == Verdict.INCONCLUSIVE and same.measured["difference_seeds_used"] == 60
 
 
 def test_paired_interval_reports_both_intervals():

@@ -539,11 +539,16 @@ def _same_page(ctx: CheckContext) -> Outcome:
        kind=Kind.STATISTICAL)
 def _correlated(ctx: CheckContext) -> Outcome:
     T = 10_000 if ctx.full else 1_000
-    seeds = _seeds(ctx, 100, 200)
     arms = bernoulli([0.6, 0.5, 0.4, 0.3, 0.2])
     pol = dec_ucb(undirected_graph(), theorem=2)
-    ind = regret_pair(pol, ucb1(), arms, T, seeds, 6)
-    cor = regret_pair(pol, ucb1(), arms.with_correlated(), T, seeds, 6)
-    out = check_correlated(ind, cor)
+    batch = 100 if ctx.seeds is None else ctx.seeds
+
+    def draw(k):
+        seeds = list(range(ctx.base_seed + k * batch, ctx.base_seed + (k + 1) * batch))
+        return (regret_pair(pol, ucb1(), arms, T, seeds, 6),
+                regret_pair(pol, ucb1(), arms.with_correlated(), T, seeds, 6))
+
+    out = check_correlated(draw, batch=batch, max_seeds=ctx.seed_budget(1600, 6400, batch=batch),
+                           fixed_seeds=ctx.seeds)
     out.size = f"undirected 6-agent graph, Dec_UCB (Theorem 2) vs UCB1, M=5, T={T}, {out.size}"
     return out

@@ -31,6 +31,7 @@ from decentral.verify import (
     combine_verdicts,
     empirical_bernstein_ci,
     semilog_slope,
+    sequential_mean,
 )
 
 from .setups import STAR_MEANS
@@ -406,28 +407,39 @@ def check_same_page(steps, gaps, constant: float) -> Outcome:
         size=f"T={int(np.asarray(steps)[-1])}, seeds={gaps.shape[0]}")
 
 
-def check_correlated(independent: dict, correlated: dict) -> Outcome:
+def check_correlated(draw, *, batch: int, max_seeds: int, fixed_seeds: int | None = None
+                     ) -> Outcome:
     """Judge: Dec's advantage over UCB1 (mean UCB1 regret - mean Dec regret, per seed) is
-    smaller with correlated streams than with independent ones: PASS when the interval of
-    (advantage_independent - advantage_correlated) lies above 0, FAIL below."""
-    adv_ind = independent["base"].mean(axis=1) - independent["dec"].mean(axis=1)
-    adv_cor = correlated["base"].mean(axis=1) - correlated["dec"].mean(axis=1)
-    iv = paired_interval(adv_ind - adv_cor, 2 * independent["range"])
-    lo, hi = iv["ci"]
-    verdict = Verdict.PASS if lo > 0 else Verdict.FAIL if hi < 0 else Verdict.INCONCLUSIVE
+    smaller with correlated streams than with independent ones, sequentially
+    (:func:`decentral.verify.sequential_mean`, group-sequential CLT on the paired difference,
+    alpha = 0.05): PASS when the interval of (advantage_independent - advantage_correlated)
+    lies above 0, FAIL below. ``draw(k)`` returns ``(independent, correlated)``, the
+    :func:`regret_pair` dicts of batch ``k``'s seeds (the same seeds in both regimes)."""
+    adv: dict[str, list] = {"ind": [], "cor": []}
+
+    def differences(k):
+        independent, correlated = draw(k)
+        a_i = independent["base"].mean(axis=1) - independent["dec"].mean(axis=1)
+        a_c = correlated["base"].mean(axis=1) - correlated["dec"].mean(axis=1)
+        adv["ind"].append(a_i)
+        adv["cor"].append(a_c)
+        return a_i - a_c
+
+    r = sequential_mean(differences, batch=batch, max_seeds=max_seeds, seeds=fixed_seeds,
+                        accept=(0.0, np.inf), what="advantage difference")
+    a_i, a_c = (np.concatenate(adv[k])[:r.seeds] for k in ("ind", "cor"))
+    measured = {"advantage_independent": float(a_i.mean()),
+                "advantage_correlated": float(a_c.mean())} | r.measured("difference_")
     return Outcome(
-        verdict=verdict,
-        measured={"advantage_independent": float(adv_ind.mean()),
-                  "advantage_correlated": float(adv_cor.mean()),
-                  "difference": iv["mean"], "difference_ci": iv["ci"],
-                  "bernstein_ci": iv["bernstein_ci"]},
+        verdict=r.verdict, measured=measured,
         headline=["advantage_independent", "advantage_correlated", "difference_ci"],
         descriptions={
             "advantage_independent": "mean over seeds of (mean UCB1 agent regret - mean Dec "
                                      "agent regret), independent per-agent streams",
             "advantage_correlated": "the same with the streams shared across agents",
-            "difference": "advantage_independent - advantage_correlated",
-            "difference_ci": "bootstrap 95% interval (seeds shared by both regimes)",
-            "bernstein_ci": "empirical-Bernstein interval (distribution-free, wide)"},
-        threshold="difference interval above 0 (PASS), below 0 (FAIL)",
-        size=f"seeds={adv_ind.size}")
+        } | r.descriptions("difference_", what="advantage_independent - "
+                                                "advantage_correlated (paired by seed)"),
+        threshold="difference interval above 0 (PASS), below 0 (FAIL); sequential, alpha = "
+                  "0.05 over all looks",
+        details=r.summary(),
+        size=f"seeds={r.seeds} of at most {r.max_seeds}")
