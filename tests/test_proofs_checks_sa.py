@@ -208,6 +208,11 @@ def test_constant_step_pass_and_planted_short_horizon(problem):
     assert ok.verdict == Verdict.PASS, ok.measured
     for row in ok.measured["per_alpha"].values():
         assert row["gap_shrink"] <= 1e-6 and row["transient_rate"] < 1.0
+    # the rate bound, exceeded here, is a finding of the PASS, tied to the measured list
+    slower = ok.measured["alphas_slower_than_bound_rate"]
+    assert bool(ok.findings) == bool(slower)
+    assert all(str(slower) in f for f in ok.findings)
+    assert "plateau independent of theta_0" in ok.reason
     # planted: a horizon of 2 decay periods, too short for the gap to shrink 1e6-fold
     bad = cs.check_constant_step(problem, W, [0.04, 0.02], decay_periods=2.0)
     assert bad.verdict == Verdict.FAIL, bad.measured

@@ -322,10 +322,17 @@ def test_claim_13_fails_when_the_actor_is_faster_than_the_critic():
     setup = pcl.two_time_scale_setup(5)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        runs = pcl.two_time_scale_runs(setup, [(0.8, 0.5)], seeds=[0, 1, 2, 3],
+        runs = pcl.two_time_scale_runs(setup, [(0.8, 0.5), (0.65, 0.85)], seeds=[0, 1, 2, 3],
                                        num_steps=3000, num_snapshots=6)
     out = pcl.check_two_time_scales(runs, setup, judged=(0.8, 0.5), n_boot=100)
     assert out.verdict is Verdict.FAIL, out.measured
+    # the broken hypothesis is the judged run's own here ...
+    assert any("does not tend to 0" in h for h in out.hypotheses_failed)
+    assert "Predicted vs measured" in out.details and out.reason.startswith("lag slope")
+    # ... and only the contrast's when the separated pair is judged
+    other = pcl.check_two_time_scales(runs, setup, judged=(0.65, 0.85), n_boot=100)
+    assert other.hypotheses_failed == []
+    assert "breaks the hypothesis on purpose" in other.details
 
 
 # ---------------------------------------------------------------------------------------------

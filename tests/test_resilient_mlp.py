@@ -549,8 +549,12 @@ def test_judges_pass_on_planted_orderings_and_fail_when_reversed():
                            seeds=5, min_seeds=3).verdict == "PASS"
     assert rl.judge_oracle(_seeds(-6.0), {"cooperative": _seeds(-5.2)}, seeds=5,
                            min_seeds=3).verdict == "FAIL"
-    # too few seeds or episodes: INCONCLUSIVE, never PASS
-    assert rl.judge_h1_beats_h0(good, seeds=1, min_seeds=3).verdict == "INCONCLUSIVE"
+    # too few seeds or episodes: INCONCLUSIVE, never PASS, and the one-line reason says so
+    small = rl.judge_h1_beats_h0(good, seeds=1, min_seeds=3)
+    assert small.verdict == "INCONCLUSIVE"
+    assert small.reason.startswith("size rule: too small to decide") and "PASS" in small.reason
+    full = rl.judge_h1_beats_h0(good, seeds=5, min_seeds=3)
+    assert full.reason.endswith("0 failed, 0 undecided")
 
 
 def test_judges_are_inconclusive_inside_the_seed_noise():

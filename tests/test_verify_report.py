@@ -245,14 +245,18 @@ def long_result(ctx: C.CheckContext) -> C.ClaimResult:
     return C.run_claim(make_claim("graphs.long_values", fn), ctx)
 
 
-def test_headline_numbers_are_not_cut_in_the_terminal_table(tmp_path):
+def test_terminal_table_fits_120_columns_and_never_cuts_headline_numbers(tmp_path):
     table = R.format_table([long_result(C.CheckContext(out_dir=tmp_path))])
-    row = next(line for line in table.splitlines() if line.startswith("graphs.long_values"))
-    assert "rate_per_step=0.123, horizon=1028, mismatches=[]" in row
-    assert "curve=[0, 0.1, 0.2," in row and "3.9]" in row and "..." not in row
+    lines = table.splitlines()
+    assert max(len(line) for line in lines) <= R.TABLE_WIDTH
+    start = next(i for i, line in enumerate(lines) if line.startswith("graphs.long_values"))
+    body = " ".join(line.strip() for line in lines[start:])
+    assert "rate_per_step=0.123, horizon=1028, mismatches=[]" in body
+    assert "curve=[0, 0.1, 0.2," in body and "3.9]" in body and "..." not in body
+    assert "computed == stated" not in table            # thresholds live in report.md
 
 
-def test_markdown_has_a_legend_units_and_uncut_values(tmp_path):
+def test_markdown_is_short_rounded_and_leaves_arrays_to_the_json(tmp_path):
     r = long_result(C.CheckContext(out_dir=tmp_path))
     md_path, json_path = R.write_report([r], tmp_path, {"mode": "quick"})
     md = md_path.read_text()
@@ -260,16 +264,57 @@ def test_markdown_has_a_legend_units_and_uncut_values(tmp_path):
     for word in ("PASS", "FAIL", "INCONCLUSIVE", "ERROR", "vacuous", "exact", "statistical",
                  "rate", "measured", "threshold"):
         assert f"**{word}**" in md, word
-    assert "| rate_per_step | 0.123457 | contraction factor per step (dimensionless) |" in md
+    assert "| rate_per_step | 0.1235 | contraction factor per step (dimensionless) |" in md
     assert "| horizon | 1028 | step where the backward recursion started |" in md
-    for k in range(12):                        # every case of the dict, none dropped
-        assert f"| graph {k} | {k} | {k} |" in md
-    assert "3.9000000000000004" in md or "3.9" in md.split("`curve`")[1]
-    assert "..." not in md.split("## graphs.long_values")[1]
+    assert "2 more in report.json: `curve`, `cases`" in md
+    section = md.split("## graphs.long_values")[1]
+    assert "graph 11" not in section and len(section.splitlines()) <= 15
+    assert "threshold: computed == stated" in md          # no reason given: the threshold
     data = json.loads(json_path.read_text())
     assert data["legend"]["verdicts"]["INCONCLUSIVE"]
     assert data["claims"][0]["descriptions"]["horizon"].startswith("step")
     assert len(data["claims"][0]["measured"]["cases"]) == 12
+    assert data["claims"][0]["measured"]["rate_per_step"] == 0.123456789
+
+
+def test_reason_findings_and_headline_interval(tmp_path):
+    def fn(ctx):
+        return C.Outcome(C.Verdict.PASS, {"difference": 0.6570606, "difference_ci": [0.0611741,
+                                                                                      1.2529471]},
+                         "interval above 0", reason="95 % interval above 0 after 1100 seeds",
+                         findings=["the stated rate is violated at all 5 step sizes"],
+                         headline=["difference"], descriptions={"difference": "a - b"})
+
+    r = C.run_claim(make_claim("graphs.with_finding", fn), C.CheckContext(out_dir=tmp_path))
+    assert R.verdict_label(r) == "PASS, with finding"
+    assert R.headline(r) == "difference = 0.66 [0.06, 1.25]"
+    md = R.write_report([r], tmp_path, {})[0].read_text()
+    assert "| **PASS, with finding** | difference = 0.66 [0.06, 1.25] | 95 % interval above 0 " \
+           "after 1100 seeds |" in md
+    assert "- *Finding:* the stated rate is violated at all 5 step sizes" in md
+    assert "PASS, with finding" in R.format_table([r])
+    data = json.loads((tmp_path / "report.json").read_text())
+    assert data["claims"][0]["findings"] == ["the stated rate is violated at all 5 step sizes"]
+    assert data["claims"][0]["reason"].startswith("95 %")
+
+
+@pytest.mark.parametrize("value, lo, hi, text", [
+    (0.6570606, 0.0611741, 1.2529471, "0.66 [0.06, 1.25]"),
+    (-23.439910151870464, -24.1, -22.49363976934089, "-23.44 [-24.10, -22.49]"),
+    (7.496e-06, 5.93e-06, 7.504e-06, "7.5e-06 [5.93e-06, 7.5e-06]"),
+    (1234.5678, 1200.0, 1270.0, "1235 [1200, 1270]"),
+])
+def test_format_estimate_rounds_to_the_interval(value, lo, hi, text):
+    assert R.format_estimate(value, lo, hi) == text
+
+
+def test_outcome_reason_and_findings_are_checked():
+    with pytest.raises(ValueError, match="reason"):
+        C.Outcome("PASS", {}, "x", reason=["not", "a", "line"])
+    with pytest.raises(ValueError, match="findings"):
+        C.Outcome("PASS", {}, "x", findings="one string")
+    o = C.Outcome("PASS", {}, "x", reason="two\n lines", findings=["a\n b"])
+    assert o.reason == "two lines" and o.findings == ["a b"]
 
 
 def test_write_report_stem(tmp_path):

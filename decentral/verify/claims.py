@@ -200,6 +200,12 @@ class Outcome:
         descriptions: ``measured`` key -> what the number is and its unit, in a phrase (``"max
             over seeds and agents of |x_i(T) - c|, in units of x"``); the report prints it
             beside the value. Keys must be keys of ``measured``.
+        reason: one line saying what decided the verdict (``"95 % interval [0.06, 1.25] above
+            0 after 1100 seeds"``; a size rule that forced INCONCLUSIVE says so here). The
+            report's summary shows it; empty, the threshold is shown instead.
+        findings: what the run showed against the paper although the verdict stands (a
+            stated rate violated where it is only reported, a hypothesis failing in a contrast
+            run). A PASS with findings reads ``PASS, with finding`` in the report.
     """
 
     verdict: Verdict
@@ -212,6 +218,8 @@ class Outcome:
     size: str = ""
     headline: list[str] = field(default_factory=list)
     descriptions: dict[str, str] = field(default_factory=dict)
+    reason: str = ""
+    findings: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         try:
@@ -226,6 +234,13 @@ class Outcome:
             raise ValueError("Outcome.threshold must state the verdict rule fixed before running, "
                              "e.g. 'max residual <= 1e-12'; got an empty value.")
         self.figures = [str(f) for f in self.figures]
+        if not isinstance(self.reason, str):
+            raise ValueError(f"Outcome.reason must be a one-line string; got "
+                             f"{type(self.reason).__name__}.")
+        self.reason = " ".join(self.reason.split())
+        if isinstance(self.findings, str):
+            raise ValueError("Outcome.findings must be a list of sentences, not one string.")
+        self.findings = [" ".join(str(f).split()) for f in self.findings]
         self.hypotheses_failed = [str(h) for h in self.hypotheses_failed]
         self.headline = [str(k) for k in self.headline]
         missing = [k for k in self.headline if k not in self.measured]
@@ -328,6 +343,8 @@ class ClaimResult:
             "threshold": o.threshold,
             "measured": o.measured,
             "descriptions": dict(o.descriptions),
+            "reason": o.reason,
+            "findings": list(o.findings),
             "details": o.details,
             "hypotheses_failed": list(o.hypotheses_failed),
             "figures": list(o.figures),

@@ -21,8 +21,10 @@ Example:
 from __future__ import annotations
 
 import json
+import math
 import os
 import pathlib
+import textwrap
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -34,7 +36,11 @@ __all__ = [
     "VERDICT_MEANINGS",
     "KIND_MEANINGS",
     "format_value",
+    "format_estimate",
     "format_measured",
+    "verdict_label",
+    "headline",
+    "TABLE_WIDTH",
     "format_table",
     "format_summary",
     "summarize",
@@ -94,7 +100,9 @@ def _legend_markdown() -> str:
 #: The legend at the top of ``report.md`` (Markdown).
 LEGEND: str = _legend_markdown()
 
-_ID_W, _KIND_W, _VERDICT_W, _THRESH_W, _ERROR_W = 36, 11, 23, 48, 100
+#: Width of the console table; rows wrap their headline numbers onto indented lines.
+TABLE_WIDTH = 120
+_ID_W, _VERDICT_W = 36, 21
 
 
 # --------------------------------------------------------------------------------------------
@@ -139,6 +147,30 @@ def format_value(value: Any, *, items: int | None = None) -> str:
     return str(v)
 
 
+def format_estimate(value: float, lo: float, hi: float) -> str:
+    """``value [lo, hi]`` rounded to what the interval justifies: the decimals that give its
+    half-width two significant digits, the same for all three (significant digits instead for
+    values far from 1).
+
+    Example:
+        >>> format_estimate(0.6570606, 0.0611741, 1.2529471)
+        '0.66 [0.06, 1.25]'
+    """
+    vals = [float(value), float(lo), float(hi)]
+    if not all(math.isfinite(v) for v in vals):
+        return f"{format_value(value)} [{format_value(lo)}, {format_value(hi)}]"
+    half = (vals[2] - vals[1]) / 2
+    scale = max(abs(v) for v in vals)
+    if half <= 0 or scale == 0:
+        return f"{vals[0]:.4g} [{vals[1]:.4g}, {vals[2]:.4g}]"
+    decimals = max(0, 1 - math.floor(math.log10(half)))
+    decimals = max(decimals, 1 - math.floor(math.log10(scale)))
+    if decimals > 12 or scale >= 1e6 or scale < 1e-3:       # far from 1: significant digits
+        digits = max(2, math.floor(math.log10(scale)) - math.floor(math.log10(half)) + 2)
+        return "{0:.{3}g} [{1:.{3}g}, {2:.{3}g}]".format(*vals, digits)
+    return "{0:.{3}f} [{1:.{3}f}, {2:.{3}f}]".format(*vals, decimals)
+
+
 def format_measured(
     measured: Mapping[str, Any], keys: Sequence[str] = (), *, limit: int = 3
 ) -> str:
@@ -150,36 +182,65 @@ def format_measured(
     return ", ".join(f"{k}={format_value(measured[k], items=3)}" for k in names)
 
 
-def _verdict_text(result: ClaimResult) -> str:
+def verdict_label(result: ClaimResult) -> str:
+    """The verdict as the report prints it: ``PASS``, ``PASS (vacuous)``, ``PASS, with
+    finding`` (the run also showed something against the paper), ``INCONCLUSIVE``, ..."""
     text = result.verdict.value
-    return text + " (vacuous)" if result.vacuous else text
+    if result.vacuous:
+        text += " (vacuous)"
+    if result.outcome.findings and result.verdict is not Verdict.ERROR:
+        text += ", with finding" + ("s" if len(result.outcome.findings) > 1 else "")
+    return text
 
 
 def _measured_cell(result: ClaimResult) -> str:
     o = result.outcome
     if result.verdict is Verdict.ERROR:
-        return _clip(o.details, _ERROR_W)
+        return " ".join(o.details.split())
     return format_measured(o.measured, o.headline)
 
 
-def format_table(results: Sequence[ClaimResult]) -> str:
-    """Plain-text verdict table: id, kind, verdict, seconds, threshold, headline numbers.
+def headline(result: ClaimResult) -> str:
+    """One number for the summary: the first headline key (else the first measured one),
+    with its interval rounded to what it justifies when ``<key>_ci`` is measured too."""
+    o = result.outcome
+    keys = list(o.headline) or list(o.measured)
+    if result.verdict is Verdict.ERROR or not keys:
+        return ""
+    k = keys[0]
+    v = to_jsonable(o.measured[k])
+    ci = to_jsonable(o.measured.get(f"{k}_ci"))
+    if isinstance(v, int | float) and not isinstance(v, bool) and isinstance(ci, list) \
+            and len(ci) == 2 and all(isinstance(x, int | float) for x in ci):
+        return f"{k} = {format_estimate(v, ci[0], ci[1])}"
+    if isinstance(v, list) and len(v) == 2 and all(isinstance(x, int | float) for x in v):
+        return f"{k} = [{v[0]:.4g}, {v[1]:.4g}]"
+    return f"{k} = {format_value(v, items=3)}"
 
-    Every claim row carries the word PASS, FAIL, INCONCLUSIVE or ERROR (with ``(vacuous)`` when
-    the bound was vacuous at the sizes run). The headline numbers come last and are never cut
-    (the threshold is abbreviated with ``...``; ``report.md`` has it in full); for an ERROR the
-    last column is the exception message.
+
+def format_table(results: Sequence[ClaimResult], *, width: int = TABLE_WIDTH) -> str:
+    """Plain-text verdict table within ``width`` columns: id, verdict, seconds, headline numbers.
+
+    Every claim row carries the word PASS, FAIL, INCONCLUSIVE or ERROR (with ``(vacuous)`` or
+    ``, with finding`` where they apply). The headline numbers are never cut: where they do not
+    fit, they continue on indented lines. Thresholds are not shown (they are in full in
+    ``report.md``), so no formula is cut; for an ERROR the last column is the exception
+    message, clipped.
     """
-    id_w = max([_ID_W] + [len(r.id) for r in results])
-    header = (f"{'id':<{id_w}} {'kind':<{_KIND_W}} {'verdict':<{_VERDICT_W}} {'seconds':>8} "
-              f"{'threshold':<{_THRESH_W}} measured")
-    lines = [header, "-" * (len(header) + 40)]
+    id_w = min(max([_ID_W] + [len(r.id) for r in results]), width // 2)
+    lead = id_w + 1 + _VERDICT_W + 1 + 8 + 1
+    header = f"{'id':<{id_w}} {'verdict':<{_VERDICT_W}} {'seconds':>8} headline numbers"
+    lines = [header, "-" * min(width, max(len(header), lead + 40))]
+    room = max(20, width - lead)
     for r in results:
-        lines.append(
-            f"{r.id:<{id_w}} {r.claim.kind.value:<{_KIND_W}} {_verdict_text(r):<{_VERDICT_W}} "
-            f"{r.seconds:>8.2f} {_clip(r.outcome.threshold, _THRESH_W):<{_THRESH_W}} "
-            f"{_measured_cell(r)}"
-        )
+        start = f"{_clip(r.id, id_w):<{id_w}} {verdict_label(r):<{_VERDICT_W}} {r.seconds:>8.2f} "
+        cell = _measured_cell(r)
+        if r.verdict is Verdict.ERROR:
+            lines.append(start + _clip(cell, room))
+            continue
+        chunks = textwrap.wrap(cell, room, break_long_words=True, break_on_hyphens=False) or [""]
+        lines.append(start + chunks[0])
+        lines += [" " * lead + c for c in chunks[1:]]
     return "\n".join(lines)
 
 
@@ -231,53 +292,52 @@ def _md_cell(text: str) -> str:
     return " ".join(str(text).split()).replace("|", "\\|")
 
 
-_INLINE = 80  # JSON texts longer than this get their own block below the measured table
+_INLINE = 80        # a value whose text is longer than this is left to report.json
+_MAX_ROWS = 8       # measured rows per claim in report.md; the rest are in report.json
 
 
 def _json_text(value: Any) -> str:
     return json.dumps(value, allow_nan=False)
 
 
+def _md_number(v: float) -> str:
+    return f"{v:.4g}"
+
+
 def _md_inline(v: Any) -> str:
-    """A converted value as table-cell text (floats with 6 significant digits)."""
+    """A converted value as table-cell text: numbers with 4 significant digits."""
+    if isinstance(v, bool):
+        return str(v)
     if isinstance(v, float):
-        return f"{v:.6g}"
+        return _md_number(v)
     if isinstance(v, str):
         return v
+    if isinstance(v, list) and all(isinstance(x, int | float) and not isinstance(x, bool)
+                                   for x in v):
+        return "[" + ", ".join(_md_number(x) if isinstance(x, float) else str(x)
+                               for x in v) + "]"
+    if isinstance(v, dict):
+        return "{" + ", ".join(f"{k}: {_md_inline(x)}" for k, x in v.items()) + "}"
     return _json_text(v)
 
 
-def _md_block(name: str, v: Any) -> list[str]:
-    """Full rendering of a long list or dict: a table for a dict of flat records with the
-    same fields, else pretty-printed JSON."""
-    lines = [f"`{name}`:", ""]
-    records = list(v.values()) if isinstance(v, dict) else []
-    if records and all(isinstance(r, dict) and r for r in records):
-        fields = list(records[0])
-        flat = all(list(r) == fields and not any(isinstance(x, dict | list) for x in r.values())
-                   for r in records)
-        if flat:
-            lines.append("| key | " + " | ".join(_md_cell(f) for f in fields) + " |")
-            lines.append("|---|" + "---|" * len(fields))
-            for key, r in v.items():
-                cells = " | ".join(_md_cell(_md_inline(r[f])) for f in fields)
-                lines.append(f"| {_md_cell(key)} | {cells} |")
-            return lines + [""]
-    lines += ["```json", json.dumps(v, indent=2, allow_nan=False), "```", ""]
-    return lines
-
-
-def _measured_markdown(measured: Mapping[str, Any], descriptions: Mapping[str, str]) -> list[str]:
-    lines = ["| measured | value | what it is |", "|---|---|---|"]
-    blocks: list[str] = []
-    for k, value in measured.items():
-        v = to_jsonable(value, where=f"measured.{k}")
+def _measured_markdown(measured: Mapping[str, Any], descriptions: Mapping[str, str],
+                       first: Sequence[str]) -> list[str]:
+    """The measured table: headline keys first, then the others in order, values that fit a
+    cell, at most ``_MAX_ROWS`` rows; what is left out is named and lives in report.json."""
+    order = [k for k in first if k in measured] + [k for k in measured if k not in first]
+    rows, left = [], []
+    for k in order:
+        v = to_jsonable(measured[k], where=f"measured.{k}")
         text = _md_inline(v)
-        if isinstance(v, list | dict) and len(text) > _INLINE:
-            blocks += _md_block(k, v)
-            text = f"{type(v).__name__} of {len(v)}, in full below"
-        lines.append(f"| {_md_cell(k)} | {_md_cell(text)} | {_md_cell(descriptions.get(k, ''))} |")
-    return lines + [""] + blocks
+        if len(text) > _INLINE or len(rows) >= _MAX_ROWS:
+            left.append(k)
+            continue
+        rows.append(f"| {_md_cell(k)} | {_md_cell(text)} | {_md_cell(descriptions.get(k, ''))} |")
+    lines = ["| measured | value | what it is |", "|---|---|---|", *rows] if rows else []
+    if left:
+        lines.append(f"\n{len(left)} more in report.json: " + ", ".join(f"`{k}`" for k in left))
+    return lines + [""] if lines else []
 
 
 def _context_text(v: Any) -> str:
@@ -289,7 +349,7 @@ def _context_text(v: Any) -> str:
 
 
 def _markdown(results: Sequence[ClaimResult], out_dir: pathlib.Path, context: Mapping[str, Any],
-              figure_links: list[list[tuple[str, bool]]]) -> str:
+              figure_links: list[list[tuple[str, bool]]], json_name: str) -> str:
     lines = ["# Verification report", "", LEGEND, ""]
     ctx = to_jsonable(dict(context), where="context")
     if ctx:
@@ -297,45 +357,51 @@ def _markdown(results: Sequence[ClaimResult], out_dir: pathlib.Path, context: Ma
         for k, v in ctx.items():
             lines.append(f"| {_md_cell(k)} | {_md_cell(_context_text(v))} |")
         lines.append("")
-    lines += ["## Summary", "", f"**{format_summary(results)}**", ""]
-    lines += ["| id | kind | verdict | measured (headline) | threshold | seconds |",
-              "|---|---|---|---|---|---:|"]
+    lines += ["## Summary", "", f"**{format_summary(results)}**. Every number below is rounded; "
+              f"[{json_name}]({json_name}) holds them unrounded, with every array.", ""]
+    lines += ["| claim | verdict | headline | why |", "|---|---|---|---|"]
     for r in results:
-        lines.append(f"| [{r.id}](#{_anchor(r.id)}) | {r.claim.kind.value} "
-                     f"| **{_verdict_text(r)}** "
-                     f"| {_md_cell(_measured_cell(r))} | {_md_cell(r.outcome.threshold)} "
-                     f"| {r.seconds:.2f} |")
+        lines.append(f"| [{r.id}](#{_anchor(r.id)}) | **{verdict_label(r)}** "
+                     f"| {_md_cell(headline(r))} | {_md_cell(_reason(r))} |")
     lines.append("")
     for r, links in zip(results, figure_links, strict=True):
         o = r.outcome
         lines += [f"## {r.id}", "",
-                  f"- **Verdict:** {_verdict_text(r)}"
-                  + (" — the bound is vacuous at the sizes run, so this counts as no evidence"
-                     if r.vacuous else ""),
-                  f"- **Statement:** {_md_cell(r.claim.statement)}",
-                  f"- **Source:** {_md_cell(r.claim.source)}",
-                  f"- **Kind:** {r.claim.kind.value}",
-                  f"- **Size:** {_md_cell(o.size) if o.size else '(not stated)'}",
-                  f"- **Threshold (fixed before running):** {_md_cell(o.threshold)}",
-                  f"- **Seconds:** {r.seconds:.2f}", ""]
-        if o.measured:
-            lines += _measured_markdown(o.measured, o.descriptions)
-        if o.details and r.error is None:
-            lines += ["**Details:**", "", o.details.strip(), ""]
+                  f"**{verdict_label(r)}**"
+                  + (" (the bound is vacuous at the sizes run: no evidence)" if r.vacuous else "")
+                  + f" — {_md_cell(_reason(r))}", "",
+                  f"- *Claim* ({r.claim.kind.value}): {_md_cell(r.claim.statement)} "
+                  f"*Source:* {_md_cell(r.claim.source)}",
+                  f"- *Run:* {_md_cell(o.size) if o.size else '(size not stated)'}; "
+                  f"{r.seconds:.1f} s",
+                  f"- *Threshold, fixed before running:* {_md_cell(o.threshold)}"]
+        for f in o.findings:
+            lines.append(f"- *Finding:* {_md_cell(f)}")
         if o.hypotheses_failed:
-            lines += ["**Hypotheses failed:**", ""] + [f"- {h}" for h in o.hypotheses_failed]
-            lines.append("")
+            lines.append("- *Hypotheses failed:* " + "; ".join(_md_cell(h)
+                                                              for h in o.hypotheses_failed))
         if r.warnings:
-            lines += ["**Warnings:**", ""] + [f"- {_md_cell(w)}" for w in r.warnings]
-            lines.append("")
+            lines.append("- *Warnings:* " + "; ".join(_md_cell(w) for w in r.warnings))
+        lines.append("")
+        if o.measured:
+            lines += _measured_markdown(o.measured, o.descriptions, o.headline)
+        if o.details and r.error is None:
+            lines += [o.details.strip(), ""]
         if r.error:
-            lines += ["**Error:**", "", "```", r.error.rstrip(), "```", ""]
+            lines += ["```", r.error.rstrip(), "```", ""]
         for fig, (link, exists) in zip(o.figures, links, strict=True):
             name = pathlib.Path(fig).name
             lines.append(f"![{name}]({link})" + ("" if exists else "  *(figure file missing)*"))
         if o.figures:
             lines.append("")
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _reason(r: ClaimResult) -> str:
+    o = r.outcome
+    if r.verdict is Verdict.ERROR:
+        return f"the check raised: {' '.join(o.details.split())}"
+    return o.reason or f"threshold: {o.threshold}"
 
 
 def _anchor(claim_id: str) -> str:
@@ -386,7 +452,7 @@ def write_report(
     }
     json_text = json.dumps(to_jsonable(payload, where="report"), indent=2,
                            allow_nan=False) + "\n"
-    md_text = _markdown(results, out, context, figure_links)
+    md_text = _markdown(results, out, context, figure_links, f"{stem}.json")
     md_path = atomic_write_text(out / f"{stem}.md", md_text)
     json_path = atomic_write_text(out / f"{stem}.json", json_text)
     return md_path, json_path

@@ -194,8 +194,16 @@ def _outcome(checks: dict, gate: str | None, measured: dict, descriptions: dict,
                     "failed": "checks whose interval lies wholly on the wrong side",
                     "undecided": "checks whose interval straddles the threshold (inside the "
                                  "seed noise)"}
+    if gate is not None:
+        reading = combine_verdicts(verdicts).value if verdicts else "no check"
+        reason = (f"size rule: {gate}; the checks alone would read {reading}, which this size "
+                  "cannot support")
+    else:
+        n_fail, n_open = len(measured["failed"]), len(measured["undecided"])
+        reason = (f"{len(checks)} interval checks: {n_fail} failed, {n_open} undecided"
+                  if checks else "no check applies")
     return Outcome(verdict, measured, threshold + _RULE, details=gate or "", size=size,
-                   headline=list(measured)[:3], descriptions=descriptions)
+                   headline=list(measured)[:3], descriptions=descriptions, reason=reason)
 
 
 def _diff(a, b, what):
@@ -575,9 +583,10 @@ def _combine(runs: list[dict], judge) -> Outcome:
                          for lab, o in parts.items())
     details += (" | The experiment graph is only 2-robust (not the 3-robust = 2H + 1 of the "
                 "paper's hypothesis for H = 1); K5 (3-robust) runs under --full.")
+    reason = " | ".join(f"{lab}: {o.verdict.value}, {o.reason}" for lab, o in parts.items())
     return Outcome(verdict, measured, first.threshold, details=details,
                    size="; ".join(o.size for o in parts.values()),
-                   headline=list(measured)[:3], descriptions=desc)
+                   headline=list(measured)[:3], descriptions=desc, reason=reason)
 
 
 def _v2_or_v1(r) -> tuple:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import math
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
@@ -28,6 +29,7 @@ import jax.numpy as jnp
 import numpy as np
 
 import decentral.graphs as g
+from decentral.hypotheses import HypothesisWarning
 from decentral.resilient_ac import (
     huge,
     just_inside,
@@ -694,19 +696,31 @@ def two_time_scale_runs(setup: TwoTimeScaleSetup, step_pairs: Sequence[tuple[flo
     """Actor-critic runs (projection, H = 1, agent 4 Byzantine with the per-coordinate extreme)
     for each ``(critic power, actor power)``: ``beta_v = (t+1)^-p_v``, ``beta_theta =
     (t+1)^-p_theta``, swept in one compile. Returns per pair the snapshots (log-spaced from
-    ``T / 64`` to ``T``) of ``(critic, team_reward, policy)``."""
+    ``T / 64`` to ``T``) of ``(critic, team_reward, policy)``, and under ``"hypotheses"`` the
+    theorem hypotheses each pair breaks (caught here, so a contrast run that breaks one on
+    purpose is not reported as the judged run's)."""
     alg = rpbcac(g.complete(5) if graphs is None else graphs, H=1, byzantine=[4],
                  attacker=feature_extreme(), actor=True)
-    plist = [linear_params(setup.mdp, discount=setup.discount, init_noise=0.5,
-                           critic_step=polynomial(1.0, pv), actor_step=polynomial(1.0, pt))
-             for pv, pt in step_pairs]
+    plist, broken = [], {}
+    for pv, pt in step_pairs:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", HypothesisWarning)
+            plist.append(linear_params(setup.mdp, discount=setup.discount, init_noise=0.5,
+                                       critic_step=polynomial(1.0, pv),
+                                       actor_step=polynomial(1.0, pt)))
+        broken[(pv, pt)] = [str(w.message) for w in caught
+                            if issubclass(w.category, HypothesisWarning)]
+        for w in caught:
+            if not issubclass(w.category, HypothesisWarning):
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     snaps = tuple(int(s) for s in np.unique(np.geomspace(num_steps / 64, num_steps,
                                                          num_snapshots).astype(int)))
     res = simulate(alg, stack_params(plist), seeds, num_steps, snapshots=snaps,
                    record=record_parameters, sweep=True)
     return {"snapshots": np.asarray(snaps), "pairs": [tuple(p) for p in step_pairs],
             "runs": {tuple(p): tuple(x[k] for x in res.snapshots)
-                     for k, p in enumerate(step_pairs)}}
+                     for k, p in enumerate(step_pairs)},
+            "hypotheses": {tuple(p): broken[tuple(p)] for p in step_pairs}}
 
 
 def _tracking_curves(setup: TwoTimeScaleSetup, snaps, critic, team, policy, p_actor: float):
@@ -792,6 +806,32 @@ def check_two_time_scales(runs: Mapping, setup: TwoTimeScaleSetup, *, judged: tu
     if verdict is None:
         raise ValueError(f"judged pair {judged} is not among the runs {list(runs['runs'])}.")
     j = next(r for r in rows.values() if r["judged"])
+    broken = runs.get("hypotheses", {})
+    judged_broken = list(broken.get(tuple(judged), []))
+    lo, hi = j["lag_slope_ci"]
+    reason = (f"lag slope {j['lag_slope']:.2f} [{lo:.2f}, {hi:.2f}] "
+              + ("below" if verdict is Verdict.PASS else "against") + f" {slope_bound:g}; final "
+              f"spread {j['spread_final']:.2g} (tolerance {tol:g})")
+    notes = [f"Predicted vs measured: p_v - p_theta = {j['predicted_slope']:.2f} is the slope "
+             f"beta_theta / beta_v has as t grows; the measured {j['lag_slope']:.2f} is "
+             + ("steeper, as expected on a finite window where the critic's initial transient "
+                "also decays; " if j["lag_slope"] < j["predicted_slope"] else "")
+             + "the claim judges that the lag decreases (slope below "
+             f"{slope_bound:g}), not its exact slope."]
+    for pair, r in zip(runs["runs"], rows.values(), strict=True):
+        if r["judged"]:
+            continue
+        msgs = broken.get(tuple(pair), [])
+        notes.append(
+            f"Contrast run (beta_v power {pair[0]:g}, beta_theta power {pair[1]:g}; reported, "
+            f"not judged): lag slope {r['lag_slope']:.2f} [{r['lag_slope_ci'][0]:.2f}, "
+            f"{r['lag_slope_ci'][1]:.2f}] (predicted {r['predicted_slope']:.2f})"
+            + (f"; it breaks the hypothesis on purpose ({'; '.join(msgs)})" if msgs else "")
+            + f". Its tracking error over the target's motion in the last window is "
+            f"{r['error_over_motion_last_window']:.2f} against "
+            f"{j['error_over_motion_last_window']:.2f} for the judged run: the lag is "
+            "proportional to the actor's speed whatever the step sizes, so this ratio does not "
+            "rank the regimes; only the lag's trend in time does.")
     return Outcome(
         verdict=verdict,
         measured={"lag_slope": j["lag_slope"], "lag_slope_ci": j["lag_slope_ci"],
@@ -804,14 +844,18 @@ def check_two_time_scales(runs: Mapping, setup: TwoTimeScaleSetup, *, judged: tu
             "lag_slope_ci": "95% bootstrap interval over seeds",
             "spread_final": "final max spread between cooperative agents' critic plus "
                             "team-reward predictions, over the reward range",
-            "predicted_slope": "p_v - p_theta: the slope of beta_theta / beta_v",
-            "error_final": "tracking error e(T) over the reward range (seed mean)"},
+            "predicted_slope": "p_v - p_theta: the slope of beta_theta / beta_v as t grows "
+                               "(the measured slope is judged against -0.05, not this)",
+            "error_final": "tracking error e(T) over the reward range (seed mean)",
+            "runs": "per step-size pair (judged and contrast): slopes, errors, spreads"},
         threshold=f"lag slope 95% interval below {slope_bound:g} and final spread upper CI end "
                   f"<= {tol:g} (FAIL when the interval lies above {slope_bound:g} or the "
                   "spread's lower end exceeds it)",
+        hypotheses_failed=judged_broken, reason=reason,
         details="identical cooperative rewards, so the quasi-static target (TD(0) and "
                 "least-squares fits of the common reward under the current joint policy) is "
-                "exact; agent 4 Byzantine (per-coordinate extreme), K5, H=1.")
+                "exact; agent 4 Byzantine (per-coordinate extreme), K5, H=1.\n"
+                + "\n".join(notes))
 
 
 @claim("resilient_ac.linear_two_time_scales",
