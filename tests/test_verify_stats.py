@@ -329,3 +329,32 @@ def test_fit_shape_and_sign_errors():
         stats.loglog_slope(t, np.ones(10), t_min=10)
     with pytest.raises(ValueError, match="NaN"):
         stats.loglog_slope(t, np.where(t > 5, np.nan, 1.0))
+
+
+# ------------------------------------------------------------------------------------------
+# default confidence levels: pinned, by signature and by behaviour
+# ------------------------------------------------------------------------------------------
+
+def test_default_confidence_levels_are_pinned():
+    import inspect
+
+    from decentral import verify as V
+
+    for name in ("bootstrap_ci", "clt_ci", "clt_num_seeds", "loglog_slope", "semilog_slope",
+                 "geometric_rate"):
+        assert inspect.signature(getattr(V, name)).parameters["level"].default == 0.95, name
+    x = np.random.default_rng(7).exponential(size=40)
+    # clt_ci's default is the Student-t 97.5 % quantile, computed here independently
+    from scipy import stats as st
+    m, lo, hi = V.clt_ci(x)
+    half = st.t.ppf(0.975, x.size - 1) * x.std(ddof=1) / np.sqrt(x.size)
+    assert (lo, hi) == pytest.approx((m - half, m + half), rel=1e-12)
+    # the bootstrap judges: the default equals an explicit 0.95 and differs from 0.5
+    assert V.bootstrap_ci(x) == V.bootstrap_ci(x, level=0.95)
+    assert V.bootstrap_ci(x) != V.bootstrap_ci(x, level=0.5)
+    t = np.arange(1.0, 21.0)
+    curves = np.exp(-0.2 * t)[None, :] * (1 + 0.1 * np.random.default_rng(1).random((12, 20)))
+    for fn, tt in ((V.loglog_slope, t), (V.semilog_slope, t), (V.geometric_rate, t)):
+        default, explicit = fn(tt, curves), fn(tt, curves, level=0.95)
+        assert tuple(default) == tuple(explicit), fn.__name__
+        assert tuple(default) != tuple(fn(tt, curves, level=0.5)), fn.__name__
