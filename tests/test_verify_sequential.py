@@ -17,6 +17,7 @@ from decentral.verify import (
     obrien_fleming_spending,
     pocock_spending,
     sequential_mean,
+    sequential_means,
     spending_bounds,
 )
 from decentral.verify.sequential import TAIL_MIN_SEEDS
@@ -295,8 +296,34 @@ def test_sequential_mean_refuses_bad_arguments(kwargs, match):
 
 
 def test_sequential_mean_refuses_a_draw_of_the_wrong_shape_or_nan():
-    with pytest.raises(ValueError, match=r"draw\(0\) must return a 1-D array of batch = 8"):
+    with pytest.raises(ValueError, match=r"draw\(0\).* must be a 1-D array of batch = 8"):
         sequential_mean(lambda k: np.zeros(7), batch=8, max_seeds=64, accept=(-np.inf, 1.0))
     with pytest.raises(ValueError, match="NaN"):
         sequential_mean(lambda k: np.full(8, np.nan), batch=8, max_seeds=64,
                         accept=(-np.inf, 1.0))
+
+
+def test_sequential_means_splits_alpha_and_stops_each_comparison_when_decided():
+    def draw(k):
+        rng = np.random.default_rng(k)
+        return {"clear": rng.normal(0.0, 1.0, 32), "close": rng.normal(0.9, 1.0, 32),
+                "on_bound": rng.normal(1.0, 1.0, 32)}
+
+    accepts = {"clear": (-np.inf, 1.0), "close": (-np.inf, 1.0), "on_bound": (-np.inf, 1.0)}
+    r = sequential_means(draw, batch=32, max_seeds=640, accepts=accepts)
+    assert list(r) == list(accepts)
+    assert all(x.alpha == pytest.approx(0.05 / 3) for x in r.values())
+    assert r["clear"].verdict is Verdict.PASS and r["clear"].seeds < r["on_bound"].seeds
+    assert r["on_bound"].verdict is Verdict.INCONCLUSIVE and r["on_bound"].seeds == 640
+    one = sequential_mean(lambda k: draw(k)["clear"], batch=32, max_seeds=640,
+                          accept=(-np.inf, 1.0), alpha=0.05 / 3)
+    assert (one.verdict, one.seeds, one.lo, one.hi) == (
+        r["clear"].verdict, r["clear"].seeds, r["clear"].lo, r["clear"].hi)
+
+
+def test_sequential_means_refuses_a_draw_with_other_keys():
+    with pytest.raises(ValueError, match=r"keys \['a'\]"):
+        sequential_means(lambda k: {"b": np.zeros(8)}, batch=8, max_seeds=16,
+                         accepts={"a": (-np.inf, 1.0)})
+    with pytest.raises(ValueError, match="accepts"):
+        sequential_means(lambda k: {}, batch=8, max_seeds=16, accepts={})

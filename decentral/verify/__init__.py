@@ -46,7 +46,7 @@ from decentral.verify.claims import (
 )
 from decentral.verify.confseq import empirical_bernstein_cs
 from decentral.verify.report import LEGEND, format_summary, format_table, write_report
-from decentral.verify.sequential import SequentialResult, sequential_mean
+from decentral.verify.sequential import SequentialResult, sequential_mean, sequential_means
 from decentral.verify.stats import (
     EnvelopeResult,
     RateFit,
@@ -107,4 +107,5 @@ __all__ = [
     "empirical_bernstein_cs",
     "SequentialResult",
     "sequential_mean",
+    "sequential_means",
 ]

@@ -48,7 +48,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -61,7 +61,8 @@ from decentral.verify.confseq import empirical_bernstein_cs
 from decentral.verify.stats import _as_samples, _open_unit, _real
 from decentral.verify.tails import exponential_top_share, top_share
 
-__all__ = ["SequentialResult", "sequential_mean", "HEAVY_TAIL_RATIO", "TAIL_MIN_SEEDS", "METHODS"]
+__all__ = ["SequentialResult", "sequential_mean", "sequential_means", "HEAVY_TAIL_RATIO",
+           "TAIL_MIN_SEEDS", "METHODS"]
 
 METHODS = ("clt", "confseq")
 
@@ -193,22 +194,6 @@ def _suggest(n: int, mean: float, lo: float, hi: float, accept: tuple[float, flo
     return max(1, math.ceil(n * (half / gap) ** 2) - n)
 
 
-@functools.lru_cache(maxsize=64)
-def _planned_bounds(looks: int, alpha: float, spending: str) -> np.ndarray:
-    # Equally spaced looks; the same design recurs for every claim with the same budget.
-    bounds = spending_bounds(np.arange(1, looks + 1) / looks, alpha, spending)
-    bounds.setflags(write=False)
-    return bounds
-
-
-def _draw(draw: Callable[[int], Any], k: int, batch: int) -> np.ndarray:
-    x = _as_samples(draw(k), f"draw({k})")
-    if x.ndim != 1 or x.shape[0] != batch:
-        raise ValueError(f"draw({k}) must return a 1-D array of batch = {batch} samples (one "
-                         f"per seed); got shape {x.shape}.")
-    return x
-
-
 def sequential_mean(draw: Callable[[int], Any], *, batch: int, max_seeds: int,
                     accept: tuple[float, float], method: str = "clt", alpha: float = 0.05,
                     value_range: tuple[float, float] | None = None,
@@ -239,6 +224,45 @@ def sequential_mean(draw: Callable[[int], Any], *, batch: int, max_seeds: int,
     Raises:
         ValueError: bad arguments, or ``draw`` returning the wrong shape or non-finite values.
     """
+    out = sequential_means(lambda k: {what: draw(k)}, batch=batch, max_seeds=max_seeds,
+                           accepts={what: accept}, method=method, alpha=alpha,
+                           value_range=value_range, spending=spending, seeds=seeds)
+    return out[what]
+
+
+def sequential_means(draw: Callable[[int], Mapping[str, Any]], *, batch: int, max_seeds: int,
+                     accepts: Mapping[str, tuple[float, float]], method: str = "clt",
+                     alpha: float = 0.05, value_range: tuple[float, float] | None = None,
+                     spending: str = "obrien_fleming", seeds: int | None = None
+                     ) -> dict[str, SequentialResult]:
+    """Several comparisons judged on the same seeds, each stopping when it is decided.
+
+    Each comparison ``name`` is "the mean of ``draw(k)[name]`` lies in ``accepts[name]``",
+    judged as by :func:`sequential_mean` at level ``alpha / len(accepts)`` (Bonferroni), so all
+    verdicts together are wrong with probability at most about ``alpha``. A comparison keeps
+    the verdict of the look that decided it; drawing goes on until every comparison is decided
+    or the budget is spent.
+
+    Args:
+        draw: ``draw(k) -> {name: samples}``, a 1-D array of ``batch`` per-seed values per
+            comparison (the same seeds for all, deterministic in ``k``).
+        accepts: ``{name: (accept_lo, accept_hi)}``, in the order to report them.
+        batch, max_seeds, method, alpha, value_range, spending, seeds: as in
+            :func:`sequential_mean` (``alpha`` is the family-wise rate).
+
+    Returns:
+        ``{name: SequentialResult}`` in the order of ``accepts``; each result's ``alpha`` is
+        its share ``alpha / len(accepts)``.
+
+    Example:
+        >>> import numpy as np
+        >>> draw = lambda k: {"a": np.random.default_rng(k).normal(0.0, 1.0, size=64),
+        ...                   "b": np.random.default_rng(k + 99).normal(3.0, 1.0, size=64)}
+        >>> r = sequential_means(draw, batch=64, max_seeds=640,
+        ...                      accepts={"a": (-np.inf, 1.0), "b": (1.0, np.inf)})
+        >>> [r[k].verdict.value for k in r]
+        ['PASS', 'PASS']
+    """
     if spending not in ("obrien_fleming", "pocock"):
         raise ValueError(f"spending must be 'obrien_fleming' or 'pocock'; got {spending!r}.")
     if method not in METHODS:
@@ -246,37 +270,74 @@ def sequential_mean(draw: Callable[[int], Any], *, batch: int, max_seeds: int,
     batch = check_int(batch, "batch (seeds per look)", minimum=2)
     max_seeds = check_int(max_seeds, "max_seeds (the seed budget)", minimum=2)
     alpha = _open_unit(alpha, "alpha")
-    acc = _accept_arg(accept)
+    if not isinstance(accepts, Mapping) or not accepts:
+        raise ValueError(f"accepts must be a non-empty dict name -> (accept_lo, accept_hi); "
+                         f"got {accepts!r}.")
+    acc = {str(k): _accept_arg(v) for k, v in accepts.items()}
+    share = alpha / len(acc)
     if method == "confseq":
         if value_range is None:
             raise ValueError("method='confseq' needs value_range=(lower, upper), the interval "
                              "no sample can leave; use method='clt' for unbounded quantities.")
         value_range = (_real(value_range[0], "value_range[0]"),
                        _real(value_range[1], "value_range[1]"))
+
+    def judge(name: str, x: np.ndarray, **kw: Any) -> SequentialResult:
+        return _judge_at(x, acc[name], method, share, value_range, what=name, **kw)
+
     if seeds is not None:
         seeds = check_int(seeds, "seeds (a fixed seed count)", minimum=2)
-        n_batches = -(-seeds // batch)
-        x = np.concatenate([_draw(draw, k, batch) for k in range(n_batches)])[:seeds]
-        return _judge_at(x, acc, method, alpha, value_range, crit=None, look=1, looks=1,
-                         max_seeds=seeds, last=True, fixed=True, what=what)
+        batches = [_draw_all(draw, k, batch, acc) for k in range(-(-seeds // batch))]
+        return {n: judge(n, np.concatenate([b[n] for b in batches])[:seeds], crit=None,
+                         look=1, looks=1, max_seeds=seeds, last=True, fixed=True)
+                for n in acc}
     looks = -(-max_seeds // batch)
     max_seeds = looks * batch
-    crit = None
-    if method == "clt":
-        crit = _planned_bounds(looks, alpha, spending)
-    parts: list[np.ndarray] = []
-    result = None
+    crit = _planned_bounds(looks, share, spending) if method == "clt" else None
+    parts: dict[str, list[np.ndarray]] = {n: [] for n in acc}
+    decided: dict[str, SequentialResult] = {}
+    latest: dict[str, SequentialResult] = {}
     for k in range(looks):
-        parts.append(_draw(draw, k, batch))
-        x = np.concatenate(parts)
-        result = _judge_at(x, acc, method, alpha, value_range,
-                           crit=None if crit is None else float(crit[k]), look=k + 1,
-                           looks=looks, max_seeds=max_seeds, last=k == looks - 1, fixed=False,
-                           what=what)
-        if result.verdict is not Verdict.INCONCLUSIVE:
-            return result
-    assert result is not None
-    return result
+        values = _draw_all(draw, k, batch, acc)
+        for n in acc:
+            parts[n].append(values[n])
+            if n in decided:
+                continue
+            r = judge(n, np.concatenate(parts[n]), crit=None if crit is None else float(crit[k]),
+                      look=k + 1, looks=looks, max_seeds=max_seeds, last=k == looks - 1,
+                      fixed=False)
+            latest[n] = r
+            if r.verdict is not Verdict.INCONCLUSIVE:
+                decided[n] = r
+        if len(decided) == len(acc):
+            break
+    return {n: decided.get(n, latest[n]) for n in acc}
+
+
+@functools.lru_cache(maxsize=64)
+def _planned_bounds(looks: int, alpha: float, spending: str) -> np.ndarray:
+    # Equally spaced looks; the same design recurs for every claim with the same budget.
+    bounds = spending_bounds(np.arange(1, looks + 1) / looks, alpha, spending)
+    bounds.setflags(write=False)
+    return bounds
+
+
+def _as_batch(values: Any, where: str, batch: int) -> np.ndarray:
+    x = _as_samples(values, where)
+    if x.ndim != 1 or x.shape[0] != batch:
+        raise ValueError(f"{where} must be a 1-D array of batch = {batch} samples (one "
+                         f"per seed); got shape {x.shape}.")
+    return x
+
+
+def _draw_all(draw: Callable[[int], Mapping[str, Any]], k: int, batch: int,
+              acc: Mapping[str, Any]) -> dict[str, np.ndarray]:
+    values = draw(k)
+    if not isinstance(values, Mapping) or set(values) != set(acc):
+        got = sorted(values) if isinstance(values, Mapping) else type(values).__name__
+        raise ValueError(f"draw({k}) must return a dict with the keys {sorted(acc)}; got "
+                         f"{got}.")
+    return {n: _as_batch(values[n], f"draw({k})[{n!r}]", batch) for n in acc}
 
 
 def _judge_at(x: np.ndarray, acc: tuple[float, float], method: str, alpha: float,
