@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import pathlib
 import sys
+import textwrap
 import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -33,7 +34,7 @@ from decentral.cli import positive_float, positive_int, verification_backends
 from decentral.results import provenance
 from decentral.verify.claims import CheckContext, Claim, ClaimResult, Kind, Verdict
 from decentral.verify.claims import run_claim as _run_claim
-from decentral.verify.report import format_summary, format_table, write_report
+from decentral.verify.report import TABLE_WIDTH, format_summary, format_table, write_report
 from proofs_checks import registry as _registry
 
 __all__ = ["main", "build_parser", "run_context", "report_stem"]
@@ -206,7 +207,8 @@ def _main(args: argparse.Namespace, argv: list[str], registry: Mapping[str, Clai
             mark = " (vacuous)" if r.vacuous else ""
             print(f"{r.verdict.value}{mark} ({r.seconds:.1f} s)", file=sys.stderr, flush=True)
             for w in r.warnings:
-                print(f"    warning: {w}", file=sys.stderr, flush=True)
+                print(textwrap.fill(f"warning: {w}", TABLE_WIDTH, initial_indent="    ",
+                                    subsequent_indent="      "), file=sys.stderr, flush=True)
             if r.error:
                 print(r.error.rstrip(), file=sys.stderr, flush=True)
     if interrupted:
@@ -220,7 +222,7 @@ def _main(args: argparse.Namespace, argv: list[str], registry: Mapping[str, Clai
     print(format_summary(results))
     md_path, json_path = write_report(results, ctx.out_dir, context,
                                       stem=report_stem(patterns))
-    print(f"report: {md_path}  {json_path}")
+    print(f"report: {md_path}\n        {json_path}")
     if patterns:
         print(f"(--only run: written beside the full report {ctx.out_dir / 'report.md'}, which "
               "is left as it was)")

@@ -84,16 +84,21 @@ def test_star_judge_on_synthetic_slopes():
 
 def test_beats_judge():
     base = RNG.normal(400, 10, (50, 6))
-    good = {"g": {"dec": base - 100 + RNG.normal(0, 5, (50, 6)), "base": base, "range": 1e4}}
-    assert pb.check_beats(good).verdict == Verdict.PASS
-    bad = {"g": {"dec": base + 50, "base": base, "range": 1e4}}
-    assert pb.check_beats(bad).verdict == Verdict.FAIL
+    def beats(dec, **kw):
+        def draw(k):
+            rows = slice(25 * k, 25 * (k + 1))
+            return {"g": {"dec": dec[rows], "base": base[rows]}}
+        return pb.check_beats(draw, ["g"], batch=25, max_seeds=50, **kw)
+
+    good = beats(base - 100 + RNG.normal(0, 5, (50, 6)))
+    assert good.verdict == Verdict.PASS and good.measured["cases"]["g"]["seeds"] == 25
+    assert "1 of 1 paired differences below 0" in good.reason
+    assert beats(base + 50).verdict == Verdict.FAIL
     # the worst agent decides: one agent far worse than UCB1 fails the worst-agent form only
     mixed = base - 100
     mixed[:, 0] = base[:, 0] + 300
-    case = {"g": {"dec": mixed, "base": base, "range": 1e4}}
-    assert pb.check_beats(case).verdict == Verdict.FAIL
-    assert pb.check_beats(case, statistic="mean").verdict == Verdict.PASS
+    assert beats(mixed).verdict == Verdict.FAIL
+    assert beats(mixed, statistic="mean").verdict == Verdict.PASS
 
 
 def test_regret_pair_runs_on_shared_streams():
@@ -170,18 +175,30 @@ def test_distribution_robustness_judge():
 
 def test_sweep_and_group_judges():
     base = RNG.normal(120, 5, 40)
-    dec = np.stack([base - 50, base - 90, base - 95])
-    assert pb.check_sweep_beats(dec, base, ["1", "0.1", "0.01"], 1e4).verdict == Verdict.PASS
-    not_monotone = np.stack([base - 95, base - 90, base - 50])
-    assert pb.check_sweep_beats(not_monotone, base, ["1", "0.1", "0.01"], 1e4).verdict == \
-        Verdict.FAIL
-    assert pb.check_sweep_beats(dec + 200, base, ["1", "0.1", "0.01"], 1e4,
-                                monotone=False).verdict == Verdict.FAIL
+    labels = ["1", "0.1", "0.01"]
+
+    def sweep(dec, **kw):
+        def draw(k):
+            return {"dec": dec[:, 20 * k:20 * (k + 1)], "base": base[20 * k:20 * (k + 1)]}
+        return pb.check_sweep_beats(draw, labels, batch=20, max_seeds=40, **kw)
+
+    dec = np.stack([base - 50, base - 90, base - 95]) + RNG.normal(0, 1, (3, 40))
+    ok = sweep(dec)
+    assert ok.verdict == Verdict.PASS and len(ok.measured["comparisons"]) == 5
+    assert ok.measured["regret_0.01"] == pytest.approx((dec[2][:20]).mean())
+    assert sweep(dec[::-1]).verdict == Verdict.FAIL                 # not monotone
+    assert sweep(dec + 200, monotone=False).verdict == Verdict.FAIL
+    extra = (("0.01 above 1", lambda v: v["dec"][0] - v["dec"][2]),)
+    assert sweep(dec, monotone=False, extra=extra).verdict == Verdict.FAIL
     regret = RNG.normal(0, 1, (30, 4)) + np.array([10, 20, 30, 40])
     groups = {"a": [0], "b": [1], "c": [2], "d": [3]}
-    assert pb.check_group_order(regret, groups, [("a", "b"), ("c", "d")], 100).verdict == \
-        Verdict.PASS
-    assert pb.check_group_order(regret, groups, [("d", "a")], 100).verdict == Verdict.FAIL
+
+    def order(pairs):
+        return pb.check_group_order(lambda k: regret[15 * k:15 * (k + 1)], groups, pairs,
+                                    batch=15, max_seeds=30)
+
+    assert order([("a", "b"), ("c", "d")]).verdict == Verdict.PASS
+    assert order([("d", "a")]).verdict == Verdict.FAIL
     adj, beta = pb.small_graphs()
     assert adj[:6, 6:].sum() == 0 and (adj[6:, 6:].sum(1) == 3).all()   # C6: |N| = 3
 

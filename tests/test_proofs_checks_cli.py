@@ -262,3 +262,24 @@ def test_seed_budget_scales_and_rounds_to_whole_batches():
     for bad in (0, -1.0, float("inf"), True, "2"):
         with pytest.raises(ValueError, match="budget"):
             CheckContext(budget=bad)
+
+
+def test_console_output_fits_120_columns(tmp_path, capsys):
+    import warnings as w
+
+    reg: dict[str, Claim] = {}
+
+    @registry.claim("graphs.fake_long", statement="long", source="test", kind=Kind.EXACT,
+                    registry=reg)
+    def fake_long(ctx: CheckContext) -> Outcome:
+        w.warn("a very long warning " * 20, RuntimeWarning, stacklevel=1)
+        return Outcome(Verdict.PASS, {f"number_{k}": 0.1 * k for k in range(30)},
+                       "a threshold that is far too long to fit on one console line " * 4,
+                       headline=[f"number_{k}" for k in range(30)])
+
+    assert main(["--out", str(tmp_path)], registry=reg) == 0
+    captured = capsys.readouterr()
+    lines = captured.out.splitlines() + captured.err.splitlines()
+    long = [line for line in lines if len(line) > 120]
+    assert not long, long
+    assert "number_29=2.9" in captured.out.replace("\n", " ")

@@ -264,9 +264,9 @@ def test_markdown_is_short_rounded_and_leaves_arrays_to_the_json(tmp_path):
     for word in ("PASS", "FAIL", "INCONCLUSIVE", "ERROR", "vacuous", "exact", "statistical",
                  "rate", "measured", "threshold"):
         assert f"**{word}**" in md, word
-    assert "| rate_per_step | 0.1235 | contraction factor per step (dimensionless) |" in md
-    assert "| horizon | 1028 | step where the backward recursion started |" in md
-    assert "2 more in report.json: `curve`, `cases`" in md
+    assert "- `rate_per_step` = 0.1235: contraction factor per step (dimensionless)" in md
+    assert "- `horizon` = 1028: step where the backward recursion started" in md
+    assert "- *In report.json only:* `curve`, `cases`" in md
     section = md.split("## graphs.long_values")[1]
     assert "graph 11" not in section and len(section.splitlines()) <= 15
     assert "threshold: computed == stated" in md          # no reason given: the threshold

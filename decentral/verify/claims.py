@@ -343,6 +343,7 @@ class ClaimResult:
             "threshold": o.threshold,
             "measured": o.measured,
             "descriptions": dict(o.descriptions),
+            "headline": list(o.headline),
             "reason": o.reason,
             "findings": list(o.findings),
             "details": o.details,

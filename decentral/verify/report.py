@@ -29,7 +29,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from decentral.results import atomic_write_bytes, to_jsonable
-from decentral.verify.claims import ClaimResult, Kind, Verdict
+from decentral.verify.claims import Claim, ClaimResult, Kind, Outcome, Verdict
 
 __all__ = [
     "LEGEND",
@@ -45,6 +45,7 @@ __all__ = [
     "format_summary",
     "summarize",
     "write_report",
+    "read_report",
     "atomic_write_text",
 ]
 
@@ -78,8 +79,8 @@ KIND_MEANINGS: dict[str, str] = {
 
 _READING = (
     ("measured", "the numbers the check computed. The summary table shows each claim's "
-                 "headline numbers; the claim's section lists all of them with what each one is "
-                 "and its unit."),
+                 "headline number; the claim's section lists the main ones with what each one "
+                 "is and its unit, and report.json all of them, unrounded."),
     ("threshold", "the verdict rule in words and numbers, fixed before running; the verdict "
                   "follows mechanically from the measured numbers and this rule."),
     ("size", "what was run: agents N, horizon T (number of steps), seeds, graphs."),
@@ -88,12 +89,13 @@ _READING = (
 
 
 def _legend_markdown() -> str:
-    lines = ["## How to read this report", "", "**Verdicts**", ""]
-    lines += [f"- **{k}**: {v}" for k, v in VERDICT_MEANINGS.items()]
-    lines += ["", "**Kinds of check**", ""]
-    lines += [f"- **{k}**: {v}" for k, v in KIND_MEANINGS.items()]
-    lines += ["", "**Columns**", ""]
-    lines += [f"- **{k}**: {v}" for k, v in _READING]
+    lines = ["## How to read this report", ""]
+    lines.append("**Verdicts**: " + " ".join(f"**{k}**: {v}" for k, v in VERDICT_MEANINGS.items()))
+    lines.append("")
+    lines.append("**Kinds of check**: " + " ".join(f"**{k}**: {v}" for k, v in
+                                                   KIND_MEANINGS.items()))
+    lines.append("")
+    lines.append("**Columns**: " + " ".join(f"**{k}**: {v}" for k, v in _READING))
     return "\n".join(lines)
 
 
@@ -293,7 +295,7 @@ def _md_cell(text: str) -> str:
 
 
 _INLINE = 80        # a value whose text is longer than this is left to report.json
-_MAX_ROWS = 8       # measured rows per claim in report.md; the rest are in report.json
+_MAX_ROWS = 4       # measured rows per claim in report.md; the rest are in report.json
 
 
 def _json_text(value: Any) -> str:
@@ -322,9 +324,10 @@ def _md_inline(v: Any) -> str:
 
 
 def _measured_markdown(measured: Mapping[str, Any], descriptions: Mapping[str, str],
-                       first: Sequence[str]) -> list[str]:
-    """The measured table: headline keys first, then the others in order, values that fit a
-    cell, at most ``_MAX_ROWS`` rows; what is left out is named and lives in report.json."""
+                       first: Sequence[str]) -> tuple[list[str], list[str]]:
+    """The measured numbers as list items ``key = value: what it is`` (headline keys first,
+    then the others in order, values that fit a line, at most ``_MAX_ROWS``) and the keys left
+    to report.json."""
     order = [k for k in first if k in measured] + [k for k in measured if k not in first]
     rows, left = [], []
     for k in order:
@@ -333,11 +336,9 @@ def _measured_markdown(measured: Mapping[str, Any], descriptions: Mapping[str, s
         if len(text) > _INLINE or len(rows) >= _MAX_ROWS:
             left.append(k)
             continue
-        rows.append(f"| {_md_cell(k)} | {_md_cell(text)} | {_md_cell(descriptions.get(k, ''))} |")
-    lines = ["| measured | value | what it is |", "|---|---|---|", *rows] if rows else []
-    if left:
-        lines.append(f"\n{len(left)} more in report.json: " + ", ".join(f"`{k}`" for k in left))
-    return lines + [""] if lines else []
+        what = descriptions.get(k, "")
+        rows.append(f"- `{k}` = {_md_cell(text)}" + (f": {_md_cell(what)}" if what else ""))
+    return rows, left
 
 
 def _context_text(v: Any) -> str:
@@ -353,10 +354,8 @@ def _markdown(results: Sequence[ClaimResult], out_dir: pathlib.Path, context: Ma
     lines = ["# Verification report", "", LEGEND, ""]
     ctx = to_jsonable(dict(context), where="context")
     if ctx:
-        lines += ["## Run", "", "| context | value |", "|---|---|"]
-        for k, v in ctx.items():
-            lines.append(f"| {_md_cell(k)} | {_md_cell(_context_text(v))} |")
-        lines.append("")
+        lines += ["## Run", "", "; ".join(f"**{_md_cell(k)}**: {_md_cell(_context_text(v))}"
+                                          for k, v in ctx.items()), ""]
     lines += ["## Summary", "", f"**{format_summary(results)}**. Every number below is rounded; "
               f"[{json_name}]({json_name}) holds them unrounded, with every array.", ""]
     lines += ["| claim | verdict | headline | why |", "|---|---|---|---|"]
@@ -366,34 +365,38 @@ def _markdown(results: Sequence[ClaimResult], out_dir: pathlib.Path, context: Ma
     lines.append("")
     for r, links in zip(results, figure_links, strict=True):
         o = r.outcome
-        lines += [f"## {r.id}", "",
+        lines += [f"## {r.id}",
                   f"**{verdict_label(r)}**"
                   + (" (the bound is vacuous at the sizes run: no evidence)" if r.vacuous else "")
-                  + f" — {_md_cell(_reason(r))}", "",
+                  + (f" — {_md_cell(o.reason)}" if o.reason else ""), "",
                   f"- *Claim* ({r.claim.kind.value}): {_md_cell(r.claim.statement)} "
                   f"*Source:* {_md_cell(r.claim.source)}",
                   f"- *Run:* {_md_cell(o.size) if o.size else '(size not stated)'}; "
-                  f"{r.seconds:.1f} s",
-                  f"- *Threshold, fixed before running:* {_md_cell(o.threshold)}"]
+                  f"{r.seconds:.1f} s. *Threshold, fixed before running:* "
+                  f"{_md_cell(o.threshold)}"]
         for f in o.findings:
             lines.append(f"- *Finding:* {_md_cell(f)}")
         if o.hypotheses_failed:
             lines.append("- *Hypotheses failed:* " + "; ".join(_md_cell(h)
                                                               for h in o.hypotheses_failed))
-        if r.warnings:
-            lines.append("- *Warnings:* " + "; ".join(_md_cell(w) for w in r.warnings))
+        others = [w for w in r.warnings
+                  if not any(h in w for h in o.hypotheses_failed)]
+        if others:
+            lines.append("- *Warnings:* " + "; ".join(_md_cell(w) for w in others))
+        rows, left = _measured_markdown(o.measured, o.descriptions, o.headline)
+        lines += rows
+        if left:
+            lines.append(f"- *In {json_name} only:* " + ", ".join(f"`{k}`" for k in left))
         lines.append("")
-        if o.measured:
-            lines += _measured_markdown(o.measured, o.descriptions, o.headline)
         if o.details and r.error is None:
-            lines += [o.details.strip(), ""]
+            lines += [" ".join(o.details.split()), ""]
         if r.error:
             lines += ["```", r.error.rstrip(), "```", ""]
-        for fig, (link, exists) in zip(o.figures, links, strict=True):
-            name = pathlib.Path(fig).name
-            lines.append(f"![{name}]({link})" + ("" if exists else "  *(figure file missing)*"))
-        if o.figures:
-            lines.append("")
+        figs = [f"![{pathlib.Path(fig).name}]({link})"
+                + ("" if exists else "  *(figure file missing)*")
+                for fig, (link, exists) in zip(o.figures, links, strict=True)]
+        if figs:
+            lines += [" ".join(figs), ""]
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -402,6 +405,43 @@ def _reason(r: ClaimResult) -> str:
     if r.verdict is Verdict.ERROR:
         return f"the check raised: {' '.join(o.details.split())}"
     return o.reason or f"threshold: {o.threshold}"
+
+
+def read_report(path: str | os.PathLike[str]) -> tuple[list[ClaimResult], dict[str, Any]]:
+    """The claim results and context of a ``report.json`` written by :func:`write_report`, to
+    render again (:func:`write_report`, :func:`format_table`) without rerunning anything. The
+    claims' ``run`` refuses to run (their code is not in the file).
+
+    Returns:
+        ``(results, context)``.
+    """
+    data = json.loads(pathlib.Path(path).read_text(encoding="utf-8"))
+    try:
+        entries, context = data["claims"], data.get("context", {})
+    except (KeyError, TypeError):
+        raise ValueError(f"{path} is not a report.json written by write_report (no 'claims')."
+                         ) from None
+    out_dir = pathlib.Path(path).parent
+
+    def not_here(ctx: Any) -> Outcome:
+        raise RuntimeError("a claim read from report.json cannot be rerun")
+
+    results = []
+    for d in entries:
+        claim = Claim(d["id"], d["statement"], d["source"], Kind(d["kind"]), not_here)
+        outcome = Outcome(
+            verdict=Verdict(d["verdict"]), measured=dict(d["measured"]),
+            threshold=d["threshold"], details=d.get("details", ""),
+            vacuous=bool(d.get("vacuous", False)),
+            figures=[str(out_dir / f) for f in d.get("figures", [])],
+            hypotheses_failed=list(d.get("hypotheses_failed", [])), size=d.get("size", ""),
+            headline=[k for k in d.get("headline", []) if k in d["measured"]],
+            descriptions={k: v for k, v in d.get("descriptions", {}).items()
+                          if k in d["measured"]},
+            reason=d.get("reason", ""), findings=list(d.get("findings", [])))
+        results.append(ClaimResult(claim=claim, outcome=outcome, seconds=float(d["seconds"]),
+                                   error=d.get("error"), warnings=list(d.get("warnings", []))))
+    return results, context
 
 
 def _anchor(claim_id: str) -> str:

@@ -33,7 +33,7 @@ from decentral.bandits import (
     ucb1,
 )
 from decentral.runner import run
-from decentral.verify import CheckContext, Kind, Outcome, Verdict, combine_verdicts
+from decentral.verify import CheckContext, Kind, Outcome, combine_verdicts
 
 from ..registry import claim
 from .judges import (
@@ -50,7 +50,6 @@ from .judges import (
     check_star,
     check_sweep_beats,
     check_theorem_bound,
-    paired_interval,
 )
 from .setups import (
     STAR_MEANS,
@@ -73,6 +72,18 @@ ZMSL = "Zhu, Mulle, Smith, Liu, arXiv 2111.10933"
 
 def _seeds(ctx: CheckContext, quick: int, full: int) -> list[int]:
     return list(range(ctx.base_seed, ctx.base_seed + ctx.seed_count(quick, full)))
+
+
+def _batches(ctx: CheckContext, batch: int, quick: int, full: int) -> dict:
+    """Sequential sizing of a claim: ``batch`` seeds per look (``--seeds`` fixes the count as
+    one look) and the maximum ``quick`` / ``full`` seeds scaled by ``--budget``. Batch ``k``
+    holds seeds ``base + k * batch ...``; returns ``batch``, ``max_seeds``, ``fixed_seeds``
+    and ``seeds(k)``."""
+    size = batch if ctx.seeds is None else ctx.seeds
+    return {"batch": size, "fixed_seeds": ctx.seeds,
+            "max_seeds": ctx.seed_budget(quick, full, batch=size),
+            "seeds": lambda k: list(range(ctx.base_seed + k * size,
+                                          ctx.base_seed + (k + 1) * size))}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -270,22 +281,23 @@ def regret_pair(policy, baseline, arms, horizon, seeds, num_agents) -> dict:
        kind=Kind.STATISTICAL)
 def _beats(ctx: CheckContext) -> Outcome:
     T = 10_000 if ctx.full else 3_000
-    seeds = _seeds(ctx, 100, 200)
+    plan = _batches(ctx, 100, 400, 800)
     arms = bernoulli(random_means(10, ctx.base_seed + 2))
-    cases = {
-        "strongly (Theorem 1)": regret_pair(dec_ucb(strongly_graph(),
-                                                    theorem=1), ucb1(), arms, T, seeds, 6),
-        "undirected (Theorem 2)": regret_pair(dec_ucb(undirected_graph(), theorem=2), ucb1(),
-                                              arms, T, seeds, 6)}
+    policies = {"strongly (Theorem 1)": (dec_ucb(strongly_graph(), theorem=1), 6),
+                "undirected (Theorem 2)": (dec_ucb(undirected_graph(), theorem=2), 6)}
     if ctx.full:
         strong = g.erdos_renyi(50, 0.5, kind="strong", seed=ctx.base_seed)
         und = g.erdos_renyi(50, 0.5, kind="undirected", seed=ctx.base_seed)
-        cases["ER(50, 0.5) strong"] = regret_pair(dec_ucb(strong, theorem=1), ucb1(), arms, T,
-                                                  seeds, 50)
-        cases["ER(50, 0.5) undirected"] = regret_pair(dec_ucb(und, theorem=2), ucb1(), arms, T,
-                                                      seeds, 50)
-    out = check_beats(cases)
-    out.size = f"{out.size}, M=10, T={T}, seeds={len(seeds)}, independent Bernoulli rewards"
+        policies["ER(50, 0.5) strong"] = (dec_ucb(strong, theorem=1), 50)
+        policies["ER(50, 0.5) undirected"] = (dec_ucb(und, theorem=2), 50)
+
+    def draw(k):
+        return {name: regret_pair(pol, ucb1(), arms, T, plan["seeds"](k), n)
+                for name, (pol, n) in policies.items()}
+
+    out = check_beats(draw, list(policies), batch=plan["batch"], max_seeds=plan["max_seeds"],
+                      fixed_seeds=plan["fixed_seeds"])
+    out.size = f"{out.size}, M=10, T={T}, independent Bernoulli rewards"
     return out
 
 
@@ -387,14 +399,18 @@ def _distribution(ctx: CheckContext) -> Outcome:
        kind=Kind.STATISTICAL)
 def _weakly(ctx: CheckContext) -> Outcome:
     T = 10_000 if ctx.full else 1_000
-    seeds = _seeds(ctx, 100, 200)
+    plan = _batches(ctx, 100, 400, 800)
     arms = bernoulli(random_means(6, ctx.base_seed + 5))
-    cases = {"weakly (sink 3)": regret_pair(dec_ucb(weakly_graph(),
-                                                    theorem=1), ucb1(), arms, T, seeds, 6),
-             "directed path": regret_pair(dec_ucb(directed_path(), theorem=1), ucb1(), arms,
-                                          T, seeds, 6)}
-    out = check_beats(cases, statistic="mean")
-    out.size = f"{out.size}, M=6, T={T}, seeds={len(seeds)}"
+    policies = {"weakly (sink 3)": dec_ucb(weakly_graph(), theorem=1),
+                "directed path": dec_ucb(directed_path(), theorem=1)}
+
+    def draw(k):
+        return {name: regret_pair(pol, ucb1(), arms, T, plan["seeds"](k), 6)
+                for name, pol in policies.items()}
+
+    out = check_beats(draw, list(policies), batch=plan["batch"], max_seeds=plan["max_seeds"],
+                      fixed_seeds=plan["fixed_seeds"], statistic="mean")
+    out.size = f"{out.size}, M=6, T={T}"
     return out
 
 
@@ -403,8 +419,9 @@ def _weakly(ctx: CheckContext) -> Outcome:
 # ---------------------------------------------------------------------------------------------
 
 def v4_regrets(make_policy, params, baseline, arms, graphs, seeds, horizon) -> dict:
-    """Agent-averaged final regrets ``[P, G*S]`` of a swept decentralized policy on each graph
-    and of the single-agent baseline (same streams): ``{"dec": [P, G*S], "base": [G*S]}``."""
+    """Agent-averaged final regrets of a swept decentralized policy and of the single-agent
+    baseline (same streams), averaged over the graphs per seed: ``{"dec": [P, S], "base":
+    [S]}`` (one independent sample per seed; the graphs share the seed's streams)."""
     dec, base = [], []
     for adj in graphs:
         res = evaluate(make_policy(adj), arms, horizon=horizon, seeds=seeds, params=params,
@@ -414,9 +431,9 @@ def v4_regrets(make_policy, params, baseline, arms, graphs, seeds, horizon) -> d
             b = evaluate(baseline, arms, horizon=horizon, seeds=seeds, num_agents=20,
                          record_every=horizon, progress=False)
             base.append(np.asarray(b.regret, np.float64).mean(axis=-1))
-    out = {"dec": np.concatenate(dec, axis=1)}
+    out = {"dec": np.mean(dec, axis=0)}
     if base:
-        out["base"] = np.concatenate(base)
+        out["base"] = np.mean(base, axis=0)
     return out
 
 
@@ -430,13 +447,17 @@ def v4_regrets(make_policy, params, baseline, arms, graphs, seeds, horizon) -> d
 def _v4_ucb1(ctx: CheckContext) -> Outcome:
     T = 10_000 if ctx.full else 2_000
     graphs = v4_graphs(20 if ctx.full else 1)
-    seeds = _seeds(ctx, 25, 5)
+    plan = _batches(ctx, 25 if not ctx.full else 5, 100, 20)
     arms = v4_arms()
-    r = v4_regrets(lambda a: dec_ucb1(a), DecUCB1Params(np.array(V4_SWEEP)), ucb1(), arms,
-                   graphs, seeds, T)
-    out = check_sweep_beats(r["dec"], r["base"], [f"beta={b:g}" for b in V4_SWEEP],
-                            2 * T * 0.4)
-    out.size = f"{len(graphs)} graphs x {len(seeds)} seeds, M=5, T={T}, truncated normal sd 0.1"
+
+    def draw(k):
+        return v4_regrets(lambda a: dec_ucb1(a), DecUCB1Params(np.array(V4_SWEEP)), ucb1(),
+                          arms, graphs, plan["seeds"](k), T)
+
+    out = check_sweep_beats(draw, [f"beta={b:g}" for b in V4_SWEEP], batch=plan["batch"],
+                            max_seeds=plan["max_seeds"], fixed_seeds=plan["fixed_seeds"])
+    out.size = (f"{len(graphs)} graphs x {out.size} (regrets averaged over the graphs per "
+                f"seed), M=5, T={T}, truncated normal sd 0.1")
     return out
 
 
@@ -449,35 +470,33 @@ def _v4_ucb1(ctx: CheckContext) -> Outcome:
 def _v4_kl(ctx: CheckContext) -> Outcome:
     T = 10_000 if ctx.full else 1_000
     graphs = v4_graphs(20 if ctx.full else 1)
-    seeds = _seeds(ctx, 10, 5)
+    plan = _batches(ctx, 10 if not ctx.full else 5, 40, 20)
     arms = v4_arms()
-    kl = v4_regrets(lambda a: dec_kl_ucb(a), DecKLUCBParams(np.array(V4_SWEEP)), kl_ucb(),
-                    arms, graphs, seeds, T)
-    u1 = v4_regrets(lambda a: dec_ucb1(a), DecUCB1Params(np.array(V4_SWEEP)), None, arms,
-                    graphs, seeds, T)
     labels = [f"varsigma={b:g}" for b in V4_SWEEP]
-    vs_kl = check_sweep_beats(kl["dec"], kl["base"], labels, 2 * T * 0.4, monotone=False)
-    rows, verdicts = dict(vs_kl.measured["comparisons"]), [vs_kl.verdict]
-    for p, lab in enumerate(labels):
-        iv = paired_interval(kl["dec"][p] - u1["dec"][p], 2 * T * 0.4)
-        rows[f"Dec-KL-UCB vs Dec-UCB1 at {lab}"] = iv
-        lo, hi = iv["ci"]
-        verdicts.append(Verdict.PASS if hi <= 0 else Verdict.FAIL if lo > 0 else
-                        Verdict.INCONCLUSIVE)
-    verdict = combine_verdicts(verdicts)
-    measured = {"kl_ucb_regret": vs_kl.measured["baseline_regret"],
-                **{f"dec_kl_{lab}": float(kl["dec"][p].mean()) for p, lab in enumerate(labels)},
-                **{f"dec_ucb1_{lab}": float(u1["dec"][p].mean()) for p, lab in enumerate(labels)},
-                "comparisons": rows}
-    return Outcome(
-        verdict=verdict, measured=measured,
-        headline=["kl_ucb_regret"] + [f"dec_kl_{lab}" for lab in labels],
-        descriptions={"kl_ucb_regret": "single-agent KL-UCB (c = 0), agent-averaged final "
-                                       "regret",
-                      "comparisons": "paired differences with their intervals"},
-        threshold="Dec-KL-UCB - KL-UCB interval below 0 for each varsigma and Dec-KL-UCB - "
-                  "Dec-UCB1 interval at or below 0 (PASS); any interval above 0 (FAIL)",
-        size=f"{len(graphs)} graphs x {len(seeds)} seeds, M=5, T={T}")
+
+    def draw(k):
+        seeds = plan["seeds"](k)
+        kl = v4_regrets(lambda a: dec_kl_ucb(a), DecKLUCBParams(np.array(V4_SWEEP)), kl_ucb(),
+                        arms, graphs, seeds, T)
+        u1 = v4_regrets(lambda a: dec_ucb1(a), DecUCB1Params(np.array(V4_SWEEP)), None, arms,
+                        graphs, seeds, T)
+        return {"dec": kl["dec"], "base": kl["base"], "ucb1": u1["dec"]}
+
+    # Dec-KL-UCB against Dec-UCB1 at equal varsigma = beta: the same seeds, paired.
+    extra = tuple((f"Dec-KL-UCB vs Dec-UCB1 at {lab}", lambda v, p=p: v["dec"][p] - v["ucb1"][p])
+                  for p, lab in enumerate(labels))
+    out = check_sweep_beats(draw, labels, batch=plan["batch"], max_seeds=plan["max_seeds"],
+                            fixed_seeds=plan["fixed_seeds"], monotone=False, extra=extra)
+    out.measured = {("kl_ucb_regret" if k == "baseline_regret" else
+                     k.replace("regret_", "dec_kl_regret_")): v for k, v in out.measured.items()}
+    out.headline = ["kl_ucb_regret"] + [f"dec_kl_regret_{lab}" for lab in labels]
+    out.descriptions = {
+        "kl_ucb_regret": "single-agent KL-UCB (c = 0), agent-averaged final regret (seed mean)",
+        **{f"dec_kl_regret_{lab}": f"Dec-KL-UCB at {lab}, agent-averaged final regret"
+           for lab in labels},
+        "comparisons": out.descriptions["comparisons"]}
+    out.size = f"{len(graphs)} graphs x {out.size}, M=5, T={T}"
+    return out
 
 
 @claim("bandits.v4_small_graphs",
@@ -488,15 +507,20 @@ def _v4_kl(ctx: CheckContext) -> Outcome:
        kind=Kind.STATISTICAL)
 def _v4_small(ctx: CheckContext) -> Outcome:
     T = 10_000 if ctx.full else 3_000
-    seeds = _seeds(ctx, 100, 100)
+    plan = _batches(ctx, 100, 400, 400)
     adj, beta = small_graphs()
-    res = evaluate(dec_ucb1(adj, beta=beta), v4_arms(), horizon=T, seeds=seeds,
-                   record_every=T, progress=False)
+
+    def draw(k):
+        res = evaluate(dec_ucb1(adj, beta=beta), v4_arms(), horizon=T, seeds=plan["seeds"](k),
+                       record_every=T, progress=False)
+        return np.asarray(res.regret, np.float64)
+
     groups = {"K6 beta=1": [0, 1, 2], "K6 beta=0.01": [3, 4, 5], "C6 beta=1": [6, 7, 8],
               "C6 beta=0.01": [9, 10, 11]}
     order = [("K6 beta=0.01", "K6 beta=1"), ("C6 beta=0.01", "C6 beta=1"),
              ("K6 beta=1", "C6 beta=1"), ("K6 beta=0.01", "C6 beta=0.01")]
-    out = check_group_order(np.asarray(res.regret, np.float64), groups, order, 2 * T * 0.4)
+    out = check_group_order(draw, groups, order, batch=plan["batch"],
+                            max_seeds=plan["max_seeds"], fixed_seeds=plan["fixed_seeds"])
     out.size = f"N=12, M=5, T={T}, {out.size}"
     return out
 
@@ -541,14 +565,14 @@ def _correlated(ctx: CheckContext) -> Outcome:
     T = 10_000 if ctx.full else 1_000
     arms = bernoulli([0.6, 0.5, 0.4, 0.3, 0.2])
     pol = dec_ucb(undirected_graph(), theorem=2)
-    batch = 100 if ctx.seeds is None else ctx.seeds
+    plan = _batches(ctx, 100, 1600, 6400)
 
     def draw(k):
-        seeds = list(range(ctx.base_seed + k * batch, ctx.base_seed + (k + 1) * batch))
+        seeds = plan["seeds"](k)
         return (regret_pair(pol, ucb1(), arms, T, seeds, 6),
                 regret_pair(pol, ucb1(), arms.with_correlated(), T, seeds, 6))
 
-    out = check_correlated(draw, batch=batch, max_seeds=ctx.seed_budget(1600, 6400, batch=batch),
-                           fixed_seeds=ctx.seeds)
+    out = check_correlated(draw, batch=plan["batch"], max_seeds=plan["max_seeds"],
+                           fixed_seeds=plan["fixed_seeds"])
     out.size = f"undirected 6-agent graph, Dec_UCB (Theorem 2) vs UCB1, M=5, T={T}, {out.size}"
     return out

@@ -32,11 +32,12 @@ from decentral.verify import (
     empirical_bernstein_ci,
     semilog_slope,
     sequential_mean,
+    sequential_means,
 )
 
 from .setups import STAR_MEANS
 
-__all__ = ["paired_interval", "decide_less", "arm_sequence", "check_reduction",
+__all__ = ["paired_interval", "decide_less", "check_less", "arm_sequence", "check_reduction",
            "check_invariants", "check_theorem_bound", "check_star", "check_beats",
            "check_ablation", "check_graph_ordering", "check_distribution_robustness",
            "check_sweep_beats", "check_group_order", "check_same_page", "check_correlated"]
@@ -64,6 +65,53 @@ def decide_less(interval: dict) -> Verdict:
     """PASS when the whole interval of (a - b) is below 0, FAIL when above, else INCONCLUSIVE."""
     lo, hi = interval["ci"]
     return Verdict.PASS if hi < 0 else Verdict.FAIL if lo > 0 else Verdict.INCONCLUSIVE
+
+def check_less(draw, names, *, batch: int, max_seeds: int, fixed_seeds: int | None = None
+               ) -> tuple[Verdict, dict, str]:
+    """Sequential paired comparisons "a < b" on shared seeds.
+
+    ``draw(k)`` returns, for batch ``k``'s seeds, ``{name: {"diff": a - b per seed, <extra>:
+    per-seed values to report}}``. Each comparison is judged by
+    :func:`decentral.verify.sequential_means` (group-sequential CLT interval of the mean paired
+    difference, O'Brien-Fleming spending, family-wise alpha = 0.05 split over the comparisons):
+    PASS when its interval lies at or below 0, FAIL when above. Returns ``(verdict, rows,
+    reason)``: the worst verdict, per comparison its mean, interval, seeds, verdict and the
+    seed means of the extras, and a one-line reason."""
+    names = list(names)
+    extras: dict[str, dict[str, list]] = {n: {} for n in names}
+
+    def diffs(k):
+        batch_values = draw(k)
+        out = {}
+        for n in names:
+            entry = dict(batch_values[n])
+            out[n] = entry.pop("diff")
+            for key, v in entry.items():
+                extras[n].setdefault(key, []).append(np.asarray(v, np.float64))
+        return out
+
+    res = sequential_means(diffs, batch=batch, max_seeds=max_seeds, seeds=fixed_seeds,
+                           accepts={n: (-np.inf, 0.0) for n in names})
+    rows = {}
+    for n, r in res.items():
+        rows[n] = {"mean": r.mean, "ci": [r.lo, r.hi], "seeds": r.seeds,
+                   "verdict": r.verdict.value,
+                   **{key: float(np.concatenate(v)[:r.seeds].mean())
+                      for key, v in extras[n].items()}}
+    verdict = combine_verdicts([r.verdict for r in res.values()])
+    count = {v: sum(r.verdict is v for r in res.values()) for v in Verdict}
+    first = next(iter(res.values()))
+    reason = (f"{count[Verdict.PASS]} of {len(res)} paired differences below 0, "
+              f"{count[Verdict.FAIL]} above, {count[Verdict.INCONCLUSIVE]} undecided; "
+              f"{max(r.seeds for r in res.values())} seeds of at most {first.max_seeds}, "
+              f"family-wise alpha 0.05")
+    return verdict, rows, reason
+
+
+_ROWS_DESCRIPTION = ("per comparison: mean paired difference over seeds, its interval (the "
+                     "group-sequential repeated 95 % interval at alpha 0.05 / comparisons), "
+                     "seeds used, verdict, and the seed means of both sides")
+
 
 # ---------------------------------------------------------------------------------------------
 # 1-2. the N = 1 reduction and the consensus invariants (exact)
@@ -202,35 +250,39 @@ def check_star(steps, hub, leaves, num_agents, *, gap: float = 0.1, t_min: float
 # 5-9. Dec_UCB against UCB1, the index-constant ablation, graph types, reward laws
 # ---------------------------------------------------------------------------------------------
 
-def check_beats(cases: dict, *, statistic: str = "worst") -> Outcome:
-    """Judge per case: the paired per-seed difference (worst Dec agent - mean UCB1 agent, or
-    mean - mean) has its 95% interval below 0. PASS if every case passes, FAIL if any case's
+def check_beats(draw, names, *, batch: int, max_seeds: int, fixed_seeds: int | None = None,
+                statistic: str = "worst") -> Outcome:
+    """Judge per case (``draw(k)``: ``{name: regret_pair dict}`` for batch ``k``'s seeds): the
+    paired per-seed difference (worst Dec agent - mean UCB1 agent, or mean - mean) lies below
+    0, sequentially (:func:`check_less`). PASS if every case passes, FAIL if any case's
     interval lies above 0, else INCONCLUSIVE."""
-    rows, verdicts = {}, []
-    for name, pair in cases.items():
-        dec = pair["dec"].max(axis=1) if statistic == "worst" else pair["dec"].mean(axis=1)
-        diff = dec - pair["base"].mean(axis=1)
-        iv = paired_interval(diff, pair["range"])
-        iv["dec_regret"] = float(dec.mean())
-        iv["ucb1_regret"] = float(pair["base"].mean())
-        rows[name] = iv
-        verdicts.append(decide_less(iv))
-    verdict = combine_verdicts(verdicts)
+    def diffs(k):
+        cases = draw(k)
+        out = {}
+        for name in names:
+            pair = cases[name]
+            dec = pair["dec"].max(axis=1) if statistic == "worst" else pair["dec"].mean(axis=1)
+            base = pair["base"].mean(axis=1)
+            out[name] = {"diff": dec - base, "dec_regret": dec, "ucb1_regret": base}
+        return out
+
+    verdict, rows, reason = check_less(diffs, names, batch=batch, max_seeds=max_seeds,
+                                       fixed_seeds=fixed_seeds)
     worst = max(rows.values(), key=lambda r: r["mean"])
     return Outcome(
         verdict=verdict,
-        measured={"largest_difference": worst["mean"], "its_ci": worst["ci"],
+        measured={"largest_difference": worst["mean"], "largest_difference_ci": worst["ci"],
                   "cases": rows},
-        headline=["largest_difference", "its_ci", "cases"],
+        headline=["largest_difference", "largest_difference_ci"],
         descriptions={
             "largest_difference": f"max over cases of mean_s({statistic} Dec agent's regret - "
                                   "mean UCB1 agent's regret) at T (negative: Dec better)",
-            "its_ci": "bootstrap 95% interval of that paired difference",
-            "cases": "per graph: the paired difference, its bootstrap and empirical-Bernstein "
-                     "intervals, and both mean regrets"},
-        threshold="every case's bootstrap 95% interval of the paired difference below 0 "
-                  "(PASS); any above 0 (FAIL)",
-        size=f"{len(cases)} graphs")
+            "largest_difference_ci": "its repeated 95 % interval (sequential)",
+            "cases": _ROWS_DESCRIPTION},
+        threshold="every case's interval of the paired difference below 0 (PASS); any above 0 "
+                  "(FAIL); sequential over batches of seeds, family-wise alpha 0.05",
+        reason=reason,
+        size=f"{len(rows)} graphs, seeds={max(r['seeds'] for r in rows.values())}")
 
 
 def check_ablation(steps, curves: dict, predicted: dict, *, band=(0.67, 1.5),
@@ -325,60 +377,83 @@ def check_distribution_robustness(homogeneous: np.ndarray, heterogeneous: np.nda
 # 10-12. the journal version's experiments
 # ---------------------------------------------------------------------------------------------
 
-def check_sweep_beats(dec: np.ndarray, base: np.ndarray, labels, value_range: float,
-                      *, monotone: bool = True) -> Outcome:
-    """Judge: for every swept value the paired difference (Dec - baseline) has its interval
-    below 0, and (``monotone``) regret decreases along the sweep (each consecutive paired
-    difference's interval below 0). FAIL on an interval above 0, PASS when all below."""
-    rows, verdicts = {}, []
-    for p, lab in enumerate(labels):
-        iv = paired_interval(dec[p] - base, value_range)
-        rows[f"{lab} vs baseline"] = iv
-        verdicts.append(decide_less(iv))
+def check_sweep_beats(draw, labels, *, batch: int, max_seeds: int,
+                      fixed_seeds: int | None = None, monotone: bool = True,
+                      extra: tuple = ()) -> Outcome:
+    """Judge a sweep (``draw(k)``: ``{"dec": [P, b], "base": [b]}``, per-seed regrets of the
+    swept policy and of the baseline on batch ``k``'s seeds): every swept value's paired
+    difference (Dec - baseline) lies below 0 and (``monotone``) regret decreases along the
+    sweep (each consecutive difference below 0); ``extra`` adds comparisons ``(name, fn)``
+    with ``fn(batch values) -> per-seed difference``. Sequential (:func:`check_less`)."""
+    labels = list(labels)
+    names = [f"{lab} vs baseline" for lab in labels]
     if monotone:
-        for p in range(1, len(labels)):
-            iv = paired_interval(dec[p] - dec[p - 1], value_range)
-            rows[f"{labels[p]} vs {labels[p - 1]}"] = iv
-            verdicts.append(decide_less(iv))
-    verdict = combine_verdicts(verdicts)
+        names += [f"{labels[p]} vs {labels[p - 1]}" for p in range(1, len(labels))]
+    names += [name for name, _ in extra]
+    means: dict[str, list] = {"baseline": [], **{lab: [] for lab in labels}}
+
+    def diffs(k):
+        v = draw(k)
+        dec, base = np.asarray(v["dec"], np.float64), np.asarray(v["base"], np.float64)
+        means["baseline"].append(base)
+        out = {}
+        for p, lab in enumerate(labels):
+            means[lab].append(dec[p])
+            out[f"{lab} vs baseline"] = {"diff": dec[p] - base}
+            if monotone and p:
+                out[f"{lab} vs {labels[p - 1]}"] = {"diff": dec[p] - dec[p - 1]}
+        for name, fn in extra:
+            out[name] = {"diff": fn(v)}
+        return out
+
+    verdict, rows, reason = check_less(diffs, names, batch=batch, max_seeds=max_seeds,
+                                       fixed_seeds=fixed_seeds)
+    used = max(r["seeds"] for r in rows.values())
+    avg = {k: float(np.concatenate(v)[:used].mean()) for k, v in means.items()}
     return Outcome(
         verdict=verdict,
-        measured={"baseline_regret": float(base.mean()),
-                  **{f"regret_{lab}": float(dec[p].mean()) for p, lab in enumerate(labels)},
-                  "comparisons": rows},
+        measured={"baseline_regret": avg["baseline"],
+                  **{f"regret_{lab}": avg[lab] for lab in labels}, "comparisons": rows},
         headline=["baseline_regret"] + [f"regret_{lab}" for lab in labels],
         descriptions={"baseline_regret": "agent-averaged final regret of the single-agent "
-                                         "baseline (mean over graphs and seeds)",
-                      "comparisons": "paired differences with bootstrap / empirical-Bernstein "
-                                     "intervals"},
-        threshold="every comparison's bootstrap 95% interval below 0 (PASS); any above (FAIL)",
-        size=f"runs={base.size}")
+                                         "baseline (seed mean)",
+                      **{f"regret_{lab}": f"the same for the decentralized policy at {lab}"
+                         for lab in labels},
+                      "comparisons": _ROWS_DESCRIPTION},
+        threshold="every comparison's interval below 0 (PASS); any above (FAIL); sequential "
+                  "over batches of seeds, family-wise alpha 0.05",
+        reason=reason, size=f"seeds={used}")
 
 
-def check_group_order(regret: np.ndarray, groups: dict, order: list[tuple[str, str]],
-                      value_range: float) -> Outcome:
-    """Judge: for each pair (a, b) in ``order`` the paired difference (group a's mean regret -
-    group b's) has its interval below 0 (PASS when all are; FAIL when one lies above 0)."""
-    means = {k: regret[:, idx].mean(axis=1) for k, idx in groups.items()}
-    rows, verdicts = {}, []
-    for a, b in order:
-        iv = paired_interval(means[a] - means[b], value_range)
-        rows[f"{a} < {b}"] = iv
-        verdicts.append(decide_less(iv))
-    verdict = combine_verdicts(verdicts)
+def check_group_order(draw, groups: dict, order: list[tuple[str, str]], *, batch: int,
+                      max_seeds: int, fixed_seeds: int | None = None) -> Outcome:
+    """Judge (``draw(k)``: per-seed, per-agent regrets ``[b, N]`` of batch ``k``'s seeds): for
+    each pair (a, b) in ``order`` the paired difference (group a's mean regret - group b's)
+    lies below 0, sequentially (:func:`check_less`): PASS when all do, FAIL when one lies
+    above 0."""
+    names = [f"{a} < {b}" for a, b in order]
+
+    def diffs(k):
+        regret = np.asarray(draw(k), np.float64)
+        means = {g: regret[:, idx].mean(axis=1) for g, idx in groups.items()}
+        return {f"{a} < {b}": {"diff": means[a] - means[b], f"regret {a}": means[a],
+                               f"regret {b}": means[b]} for a, b in order}
+
+    verdict, rows, reason = check_less(diffs, names, batch=batch, max_seeds=max_seeds,
+                                       fixed_seeds=fixed_seeds)
+    regrets = {}
+    for row in rows.values():
+        regrets.update({k: v for k, v in row.items() if k.startswith("regret ")})
     return Outcome(
         verdict=verdict,
-        measured={**{f"regret {k}": float(v.mean()) for k, v in means.items()},
-                  "comparisons": rows},
-        headline=[f"regret {k}" for k in means],
-        descriptions={"comparisons": "paired differences with their intervals"},
-        threshold="every ordered pair's bootstrap 95% interval below 0 (PASS); any above "
-                  "(FAIL)",
-        size=f"seeds={regret.shape[0]}")
+        measured={**regrets, "comparisons": rows},
+        headline=list(regrets),
+        descriptions={**{k: f"mean final regret of group {k[7:]} (seed mean)" for k in regrets},
+                      "comparisons": _ROWS_DESCRIPTION},
+        threshold="every ordered pair's interval below 0 (PASS); any above (FAIL); sequential "
+                  "over batches of seeds, family-wise alpha 0.05",
+        reason=reason, size=f"seeds={max(r['seeds'] for r in rows.values())}")
 
-# ---------------------------------------------------------------------------------------------
-# 13-14. the "same page" gap; correlated reward streams
-# ---------------------------------------------------------------------------------------------
 
 def check_same_page(steps, gaps, constant: float) -> Outcome:
     """Judge recorded gaps ``max_{i,j,k} (n_{j,k}(t) - n_{i,k}(t))`` ``[S, R]``: bounded by the
