@@ -516,5 +516,5 @@ def check_correlated(draw, *, batch: int, max_seeds: int, fixed_seeds: int | Non
                                                 "advantage_correlated (paired by seed)"),
         threshold="difference interval above 0 (PASS), below 0 (FAIL); sequential, alpha = "
                   "0.05 over all looks",
-        details=r.summary(),
+        reason=r.reason, details=r.summary(),
         size=f"seeds={r.seeds} of at most {r.max_seeds}")

@@ -712,6 +712,9 @@ def check_diminishing_step(problem, W, alpha0, t0, num_steps, seeds=None, *, bat
     measured["mse_at_T"] = float(err[-1])
     descriptions = dict(RATE_DESCRIPTIONS)
     details = ""
+    reason = (f"exact error: slope {measured['mse_slope']:.2f} against at most "
+              f"{measured['allowed_slope']:.2f}, t*MSE/log^2 t grew x"
+              f"{measured['t_err_over_log2t_growth']:.2f} (at most 1.05) over the last decade")
     if seeds is not None or max_seeds is not None:
         seed_list = None if seeds is None else list(seeds)
         if seed_list is not None:
@@ -730,6 +733,7 @@ def check_diminishing_step(problem, W, alpha0, t0, num_steps, seeds=None, *, bat
                                           exact_key="mse_at_T")
         measured |= m
         descriptions |= d
+        reason += f"; Monte-Carlo cross-check {check.verdict.value}"
         if check.verdict is Verdict.FAIL:
             verdict = Verdict.FAIL
     q = bound_quantities(problem, seq, alpha0 / t0, horizon=10)
@@ -744,7 +748,7 @@ def check_diminishing_step(problem, W, alpha0, t0, num_steps, seeds=None, *, bat
                   "of log^2 t / t) and t*MSE/log^2 t grows by <= 5% over it; the exact error "
                   f"at T is not outside the Monte-Carlo interval by more than {AGREEMENT_TOL:g} "
                   "relative",
-        details=details,
+        details=details, reason=reason,
         size=f"N={problem.num_agents}, alpha_t={alpha0:g}/(t+{t0:g}), T={num_steps}")
 
 
