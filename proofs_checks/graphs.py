@@ -314,6 +314,19 @@ def check_consensus_limit(seq: g.GraphSequence, target_weights: np.ndarray, *, n
         verdict = Verdict.FAIL
     else:
         verdict = Verdict.INCONCLUSIVE
+    rate_text = ("the error vanished in finitely many steps" if finite_time else
+                 f"geometric rate {measured['rate_per_step']:.3g} per step (CI upper "
+                 f"{rate_hi:.3g})")
+    if verdict is Verdict.PASS:
+        reason = (f"every one of {num_seeds} paths within {final_err:.2g} of the claimed limit "
+                  f"(tolerance {tol:g}) at T; {rate_text}")
+    elif verdict is Verdict.FAIL:
+        reason = ("the limit lies outside the agents' hull" if outside > 1e-10 else
+                  "the hull grew" if growth > 0 else
+                  f"{int(stalled.sum())} paths stopped converging before reaching consensus")
+    else:
+        reason = (f"error {final_err:.2g} at T is above the tolerance {tol:g} but still "
+                  "falling: the horizon is too short")
     figures = []
     if figure is not None:
         fig, ax = plot_curves(steps, {"max_i |x_i(t) - c|": np.maximum(err, 1e-17)},
@@ -330,7 +343,7 @@ def check_consensus_limit(seq: g.GraphSequence, target_weights: np.ndarray, *, n
         threshold=f"PASS: max|x_i(T) - c| <= {tol:g} and rate CI upper < 1; FAIL: c outside "
                   "the agents' hull by > 1e-10, or the hull grew, or a path's spread at T is > "
                   f"{100 * tol:g} and within 1e-6 (relative) of its value at T/2",
-        size=f"N={seq.n}, T={num_steps}, seeds={num_seeds}",
+        size=f"N={seq.n}, T={num_steps}, seeds={num_seeds}", reason=reason,
         descriptions={k: CONSENSUS_DESCRIPTIONS[k] for k in measured},
         details="" if verdict != Verdict.INCONCLUSIVE else
         "not converged within T; rerun with --full (longer horizon)",

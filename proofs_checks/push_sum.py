@@ -220,6 +220,11 @@ def check_push_limit(problem, push_seq, row_seq, params, num_steps, seeds, row_p
                                            "push-SA (oracle; N times the mean error above)",
             "y_range": "min and max of y_t over one period (push-sum weights; not near 1)"}
         | mc_descriptions,
+        reason=(f"push-SA {v_push.value}: error to theta*_unif "
+                f"{m_push['error_to_claimed'] / m_push['separation_squared']:.2g} d^2; "
+                f"row-normalised SA {v_row.value}: error to its own limit "
+                f"{m_row['error_to_claimed'] / m_row['separation_squared']:.2g} d^2; exact vs "
+                f"Monte Carlo {check.verdict.value}"),
         threshold="both: error to the own limit CI upper <= 0.1 d^2 and to the other CI lower "
                   ">= 0.5 d^2 (push-SA: theta*_unif; consensus SA: theta*_pibar); the exact "
                   f"push-SA error within {AGREEMENT_TOL:g} relative of its Monte-Carlo interval",

@@ -205,6 +205,11 @@ def check_theorem_bound(steps, regret_paths: np.ndarray, bound: np.ndarray, domi
                                    "counted over (agent, suboptimal arm)"},
         threshold="every agent's 95% upper end below the bound at every record (PASS); any "
                   "lower end above it (FAIL); vacuous when L dominates every arm",
+        reason=(f"mean regret at most {ratio:.2g} of the bound (every agent, every record)"
+                if verdict is Verdict.PASS else
+                "some agent's regret interval lies above the bound" if violated else
+                "some agent's interval straddles the bound")
+        + ("; the burn-in L dominates every arm: no evidence" if vacuous else ""),
         size=f"T={int(np.asarray(steps)[-1])}, seeds={paths.shape[0]}, N={paths.shape[2]}")
 
 
@@ -243,6 +248,11 @@ def check_star(steps, hub, leaves, num_agents, *, gap: float = 0.1, t_min: float
                                         "coefficients predict 2 / N)"},
         threshold="FAIL if the hub slope's 95% interval lies above 12/(N Delta^2); PASS if it "
                   "lies below; else INCONCLUSIVE",
+        reason=(f"hub slope {fit_hub.slope:.1f} [{fit_hub.lo:.1f}, {fit_hub.hi:.1f}] "
+                + ("above" if verdict is Verdict.FAIL else "below" if verdict is Verdict.PASS
+                   else "straddles")
+                + f" Theorem 2's {bound_hub:.0f}; the leaves' slope is {fit_leaf.slope:.1f} "
+                  f"(hub/leaf pulls {ratio:.2f})"),
         size=f"star N={num_agents}, M=2, mu={STAR_MEANS}, T={int(steps[-1])}, "
              f"seeds={hub.shape[0]}")
 
@@ -311,6 +321,7 @@ def check_ablation(steps, curves: dict, predicted: dict, *, band=(0.67, 1.5),
             **{f"predicted_{k}": f"index-based prediction for {k} (docs/bandits.md)"
                for k in predicted}},
         threshold=f"ratio interval inside [{band[0]}, {band[1]}] (PASS), outside (FAIL)",
+        reason=f"slope ratio {ratio:.2f} [{lo:.2f}, {hi:.2f}] against [{band[0]}, {band[1]}]",
         size=f"T={int(steps[-1])}, seeds={next(iter(curves.values())).shape[0]}")
 
 
@@ -350,6 +361,9 @@ def check_graph_ordering(undirected: np.ndarray, strongly: np.ndarray, degrees: 
                                          "(strongly connected graph)"},
         threshold=f"difference interval below 0 and spread <= {spread_tolerance} (PASS); "
                   f"interval above 0 or spread > {2 * spread_tolerance} (FAIL)",
+        reason=(f"undirected minus strongly connected {iv['mean']:.3g} [{iv['ci'][0]:.3g}, "
+                f"{iv['ci'][1]:.3g}] (bootstrap 95 %, {undirected.shape[0]} seeds); per-agent "
+                f"spread {spread:.2f} of the mean (tolerance {spread_tolerance:g})"),
         size=f"seeds={undirected.shape[0]}")
 
 
@@ -371,6 +385,7 @@ def check_distribution_robustness(homogeneous: np.ndarray, heterogeneous: np.nda
             "heterogeneous_regret": "each (agent, arm) Beta, Bernoulli or truncated normal with "
                                     "mean mu_k (drawn uniformly)"},
         threshold="|difference| <= one standard deviation",
+        reason=f"|difference| {abs(diff):.3g} against one standard deviation {sd:.3g}",
         size=f"seeds={h.size}")
 
 # ---------------------------------------------------------------------------------------------
@@ -479,6 +494,13 @@ def check_same_page(steps, gaps, constant: float) -> Outcome:
             "mean_gap_last": "over the last third"},
         threshold="max gap <= M^2 + (2M-1) d (else FAIL); last third <= 1.1 x middle third "
                   "(PASS, else INCONCLUSIVE)",
+        reason=(f"largest gap {worst:.0f} above the bound {constant:g}" if not bounded else
+                f"largest gap {worst:.0f} within the bound {constant:g}, and flat "
+                f"(mean {mid:.2f} -> {last:.2f} over the last two thirds of the records)"
+                if flat else
+                f"largest gap {worst:.0f} within the bound {constant:g} but the mean gap still "
+                f"grows ({mid:.2f} -> {last:.2f} over the last two thirds of the records): a "
+                "longer horizon (--full) decides"),
         size=f"T={int(np.asarray(steps)[-1])}, seeds={gaps.shape[0]}")
 
 

@@ -354,10 +354,17 @@ def check_limit_point(problem, seq, params, num_steps, seeds, claimed_pi, rival_
         descriptions |= d
         if check.verdict is Verdict.FAIL:
             verdict = Verdict.FAIL
+    d2 = measured["separation_squared"]
+    reason = (f"error to the claimed limit {measured['error_to_claimed'] / d2:.2g} d^2 (CI upper "
+              f"{measured['error_to_claimed_ci'][1] / d2:.2g} d^2), to the rival "
+              f"{measured['error_to_rival'] / d2:.2g} d^2 (CI lower "
+              f"{measured['error_to_rival_ci'][0] / d2:.2g} d^2), {len(seeds)} seeds")
+    if with_oracle:
+        reason += f"; exact vs Monte Carlo {measured['mc_agreement']}"
     return Outcome(
         verdict=verdict, measured=measured,
         headline=["error_to_claimed", "error_to_rival", "separation_squared"],
-        descriptions=descriptions, details=details,
+        descriptions=descriptions, details=details, reason=reason,
         threshold="PASS: CI upper of the error to theta*_claimed <= 0.1 d^2 and CI lower of "
                   "the error to the rival >= 0.5 d^2 (d = distance between them); FAIL: error "
                   "to claimed >= 0.5 d^2 or to the rival <= 0.1 d^2 with confidence; FAIL "
@@ -390,13 +397,14 @@ def limit_point_setups(ctx: CheckContext) -> list[dict]:
        source=f"{LGL}, Theorem 2; reference values {DOCS} §5", kind=Kind.STATISTICAL)
 def _limit_point(ctx: CheckContext) -> Outcome:
     seeds = range(ctx.base_seed, ctx.base_seed + ctx.seed_count(100, 200))
-    parts, verdicts, lines = {}, [], []
+    parts, verdicts, lines, reasons = {}, [], [], []
     for setup in limit_point_setups(ctx):
         name = setup.pop("name")
         out = check_limit_point(seeds=seeds, **setup)
         parts[name] = out.measured | {"verdict": out.verdict.value}
         verdicts.append(out.verdict)
         lines.append(f"{name}: {out.details}")
+        reasons.append(f"{name}: {out.verdict.value}, {out.reason}")
     first = next(iter(parts.values()))
     return Outcome(
         verdict=combine_verdicts(verdicts),
@@ -411,6 +419,7 @@ def _limit_point(ctx: CheckContext) -> Outcome:
                                            "theta*_pi at T",
                       "error_to_theta_unif": "ring with chord: the same error to theta*_unif",
                       "separation_squared": "||theta*_pi - theta*_unif||^2"},
+        reason=" | ".join(reasons),
         threshold="each configuration: CI upper of the error to the claimed limit <= 0.1 d^2 "
                   "and CI lower of the error to the rival >= 0.5 d^2; and the exact error to "
                   f"the claimed limit within {AGREEMENT_TOL:g} relative of the Monte-Carlo "

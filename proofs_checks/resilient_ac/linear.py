@@ -440,8 +440,15 @@ def check_bounded_estimates(runs: Mapping, setup: FixedPolicySetup, *, which: st
         if v is Verdict.FAIL:
             failed.append(label)
     what = "team-reward estimates rbar(s, a; lambda^i)" if idx else "critic values V(s; v^i)"
+    undecided = [lab for lab, r in rows.items() if r["verdict"] == "INCONCLUSIVE"]
+    reason = (f"{len(failed)} of {len(rows)} runs outside the band beyond the tolerance"
+              + (f" ({', '.join(failed)})" if failed else "")
+              + (f", {len(undecided)} undecided" if undecided else "")
+              + (f" ({', '.join(undecided)})" if 0 < len(undecided) <= 3 else "")
+              + f"; worst interval end {100 * worst_band:.2f} % of the range outside the band "
+                f"(tolerance {100 * tol:g} %)")
     return Outcome(
-        verdict=combine_verdicts(verdicts),
+        verdict=combine_verdicts(verdicts), reason=reason,
         measured={"worst_excess_upper": worst_band, "worst_spread_ci_upper": worst_spread,
                   "identical_deviation_upper": worst_dev,
                   "outside_plain_hull_max": hull_only, "outside_worst_case_band_max": worst_case,
