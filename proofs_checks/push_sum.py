@@ -274,6 +274,12 @@ def check_push_rate(problem, seq, alpha0, t0, num_steps, seeds=None) -> Outcome:
         measured["average_gap_at_T_over_100"] = float(early)
         if gap[-1] > 0.1 * early:
             verdict = Verdict.FAIL
+    reason = (f"exact error: slope {measured['mse_slope']:.2f} against at most "
+              f"{measured['allowed_slope']:.2f}, t*MSE/log^2 t grew x"
+              f"{measured['t_err_over_log2t_growth']:.2f} (at most 1.05) over the last decade")
+    if "average_gap_at_T" in measured:
+        reason += (f"; ||<theta> - <theta~>|| fell from {measured['average_gap_at_T_over_100']:.2g}"
+                   f" at T/100 to {measured['average_gap_at_T']:.2g} at T")
     return Outcome(
         verdict=verdict, measured=measured, headline=["mse_slope", "allowed_slope"],
         descriptions={k: v for k, v in (RATE_DESCRIPTIONS | {
@@ -284,6 +290,7 @@ def check_push_rate(problem, seq, alpha0, t0, num_steps, seeds=None) -> Outcome:
         threshold="log-log slope over the last decade <= -1 + 2/ln(t_start), t*MSE/log^2 t "
                   "grows <= 5% over it, and ||<theta> - <theta~>|| at T <= 0.1 x its value at "
                   "T/100",
+        reason=reason,
         size=f"N={problem.num_agents}, alpha_t={alpha0:g}/(t+{t0:g}), T={num_steps}")
 
 

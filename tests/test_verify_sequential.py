@@ -327,3 +327,25 @@ def test_sequential_means_refuses_a_draw_with_other_keys():
                          accepts={"a": (-np.inf, 1.0)})
     with pytest.raises(ValueError, match="accepts"):
         sequential_means(lambda k: {}, batch=8, max_seeds=16, accepts={})
+
+
+def test_tail_robust_lower_end_covers_a_heavy_tailed_mean_and_decides_a_fail():
+    # Lomax index 1.5: mean 2, infinite variance. The truncated-mean lower end must stay below
+    # the mean in (almost) every replicate, whatever the CLT interval does.
+    from decentral.verify.sequential import ROBUST_TRUNCATION
+
+    misses = 0
+    for r in range(200):
+        def draw(k, r=r):
+            return np.random.default_rng([r, k]).pareto(1.5, size=100)
+        # 100 seeds, fixed: below TAIL_MIN_SEEDS, so the robust lower end is what decides
+        res = sequential_mean(draw, batch=100, max_seeds=400, accept=(-np.inf, 1.0), seeds=100)
+        assert res.robust_lo is not None and res.robust_lo <= res.mean
+        misses += res.robust_lo > 2.0
+    assert misses / 200 <= 0.05
+    # a bound far below the mean is refuted on the robust lower end alone
+    res = sequential_mean(lambda k: np.random.default_rng(k).pareto(1.5, size=100), batch=100,
+                          max_seeds=400, accept=(-np.inf, 0.3), seeds=200)
+    assert res.verdict is Verdict.FAIL and res.robust_lo > 0.3
+    assert "tail-robust" in res.reason and "robust_lower_end" in res.measured()
+    assert ROBUST_TRUNCATION == 4.0

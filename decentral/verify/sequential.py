@@ -24,12 +24,15 @@ measures the share of the sum carried by the top 1 % of seeds
 (:func:`decentral.verify.tails.top_share`) and compares it with what exponential samples of the
 same count give (:func:`decentral.verify.tails.exponential_top_share`). Above twice that, the
 right tail is heavy: the sample mean then usually falls *below* the mean and the interval's
-upper end is too low, so a decision that rests on the upper end (a PASS of an upper bound, a
-FAIL of a lower bound) is not taken; the judge draws further batches, and reports
-INCONCLUSIVE with the diagnostic if the budget ends first. Such a decision also waits for
-``TAIL_MIN_SEEDS`` (300) seeds, before which the top 1 % is under 3 seeds and a tail of that
-probability has likely not been drawn. A decision resting on the lower end stands (the bias
-points the other way).
+upper end is too low. Below ``TAIL_MIN_SEEDS`` (300) seeds the top 1 % is under 3 seeds and a
+tail of that probability has likely not been drawn at all. In both cases, when the claim's
+bound is positive (the guard is for quantities such as squared errors, not for differences
+that happen to be positive), the CLT interval is not used: the verdict rests on a lower end
+that needs no tail assumption (the mean of ``min(X, c)``, which bounds ``E[X]`` from below, by
+the confidence sequence of the truncated samples; ``c = ROBUST_TRUNCATION`` times the claim's
+bound), and nothing is decided on the upper side. So a FAIL of an upper bound or a PASS of a
+lower bound can still be decided; a PASS of an upper bound waits for enough seeds and a light
+tail, or ends INCONCLUSIVE with the diagnostic.
 
 Seeds are deterministic: ``draw(k)`` must return the same samples for batch ``k`` every time (e.g.
 seeds ``k * batch ... (k + 1) * batch - 1``), so a rerun repeats the verdict, and one compiled
@@ -62,7 +65,7 @@ from decentral.verify.stats import _as_samples, _open_unit, _real
 from decentral.verify.tails import exponential_top_share, top_share
 
 __all__ = ["SequentialResult", "sequential_mean", "sequential_means", "HEAVY_TAIL_RATIO",
-           "TAIL_MIN_SEEDS", "METHODS"]
+           "TAIL_MIN_SEEDS", "ROBUST_TRUNCATION", "METHODS"]
 
 METHODS = ("clt", "confseq")
 
@@ -73,6 +76,8 @@ HEAVY_TAIL_RATIO = 2.0
 # Below this many seeds the top 1 % holds fewer than 3 seeds and a tail of probability 1 % has
 # likely not been drawn at all, so the diagnostic cannot clear the upper end of the interval.
 TAIL_MIN_SEEDS = 300
+# Truncation level of the tail-robust lower end, as a multiple of the claim's bound.
+ROBUST_TRUNCATION = 4.0
 
 
 class SequentialResult(NamedTuple):
@@ -99,6 +104,9 @@ class SequentialResult(NamedTuple):
             bound).
         reason: one line saying what decided the verdict.
         samples: all samples drawn, in seed order.
+        robust_lo: where the CLT interval was not trusted (non-negative samples with a heavy
+            right tail, or fewer than ``TAIL_MIN_SEEDS``), the tail-robust lower end the
+            verdict rested on instead; else None.
     """
 
     verdict: Verdict
@@ -117,6 +125,7 @@ class SequentialResult(NamedTuple):
     more_seeds: int | None
     reason: str
     samples: np.ndarray
+    robust_lo: float | None = None
 
     def measured(self, prefix: str = "") -> dict[str, Any]:
         """The numbers for an :class:`~decentral.verify.claims.Outcome`'s ``measured``."""
@@ -125,6 +134,8 @@ class SequentialResult(NamedTuple):
         if self.top_share is not None:
             keys["top1pct_share"] = self.top_share
             keys["tail_ratio"] = self.tail_ratio
+        if self.robust_lo is not None:
+            keys["robust_lower_end"] = self.robust_lo
         if self.more_seeds is not None:
             keys["more_seeds_suggested"] = self.more_seeds
         return {prefix + k: v for k, v in keys.items()}
@@ -150,6 +161,9 @@ class SequentialResult(NamedTuple):
                           f"count (heavy right tail above {HEAVY_TAIL_RATIO:g})",
             "more_seeds_suggested": "about how many more seeds the current width suggests "
                                     "would decide",
+            "robust_lower_end": f"tail-robust lower end of the mean ({level}): the "
+                                "empirical-Bernstein sequence of the samples truncated at "
+                                f"{ROBUST_TRUNCATION:g} x the bound; the verdict rested on it",
         }
         return {prefix + k: v for k, v in text.items()
                 if prefix + k in self.measured(prefix)}
@@ -172,14 +186,6 @@ def _accept_arg(accept: Any) -> tuple[float, float]:
         raise ValueError(f"accept must be an ordered pair with at least one finite end; got "
                          f"{accept!r}.")
     return a, b
-
-
-def _rests_on_upper_end(verdict: Verdict, hi: float, accept: tuple[float, float]) -> bool:
-    if verdict is Verdict.PASS:
-        return math.isfinite(accept[1])
-    if verdict is Verdict.FAIL:
-        return hi < accept[0]
-    return False
 
 
 def _suggest(n: int, mean: float, lo: float, hi: float, accept: tuple[float, float]) -> int | None:
@@ -366,28 +372,39 @@ def _judge_at(x: np.ndarray, acc: tuple[float, float], method: str, alpha: float
         assert value_range is not None
         los, his = empirical_bernstein_cs(x, value_range, alpha)
         lo, hi = float(los[-1]), float(his[-1])
-    verdict = judge_interval(lo, hi, acc[0], acc[1], what=what)
     level = f"{100 * (1 - alpha):g} %"
     bound = (f"<= {acc[1]:.4g}" if math.isinf(acc[0]) else f">= {acc[0]:.4g}"
              if math.isinf(acc[1]) else f"in [{acc[0]:.4g}, {acc[1]:.4g}]")
     where = "fixed seed count" if fixed else f"look {look} of {looks}"
-    unseen = share is not None and n < TAIL_MIN_SEEDS
-    if verdict is not Verdict.INCONCLUSIVE and (heavy or unseen) \
-            and _rests_on_upper_end(verdict, hi, acc):
-        verdict = Verdict.INCONCLUSIVE
-        reason = (f"heavy right tail (top 1 % of seeds carry {100 * share:.0f} % of the sum, "
-                  f"{ratio:.1f}x the exponential reference): the interval's upper end is not "
-                  f"trusted" if heavy else
-                  f"the decision rests on the interval's upper end, which a non-negative "
-                  f"quantity's right tail can pull down unseen before {TAIL_MIN_SEEDS} seeds "
-                  f"(have {n})")
+    # The guard applies to non-negative samples judged against a positive bound (a squared
+    # error, a regret); a paired difference that happens to be positive is judged by the CLT.
+    positive_bound = any(math.isfinite(e) and e > 0 for e in acc)
+    guarded = share is not None and positive_bound and (heavy or n < TAIL_MIN_SEEDS)
+    robust_lo = None
+    if guarded:
+        # The CLT interval is not trusted: decide on a valid lower end only (the truncated
+        # mean's confidence sequence); the upper end decides nothing.
+        robust_lo = _robust_lower(x, acc, alpha)
+        verdict = judge_interval(robust_lo, math.inf, acc[0], acc[1], what=what) \
+            if math.isfinite(robust_lo) else Verdict.INCONCLUSIVE
+    else:
+        verdict = judge_interval(lo, hi, acc[0], acc[1], what=what)
+    if guarded and verdict is Verdict.INCONCLUSIVE:
+        why = (f"heavy right tail (top 1 % of seeds carry {100 * share:.0f} % of the sum, "
+               f"{ratio:.1f}x the exponential reference)" if heavy else
+               f"fewer than {TAIL_MIN_SEEDS} seeds (have {n}), too few to see a right tail")
+        reason = (f"{why}: the CLT interval's upper end is not trusted, and the tail-robust "
+                  f"lower end {robust_lo:.4g} does not decide {bound}")
         more = None if heavy else TAIL_MIN_SEEDS - n
     elif verdict is Verdict.INCONCLUSIVE:
         more = _suggest(n, mean, lo, hi, acc) if last and math.isfinite(hi - lo) else None
-        if more is not None and share is not None:      # upper-end decisions wait for the tail
-            more = max(more, TAIL_MIN_SEEDS - n)
         reason = (f"{level} interval straddles the bound {bound} after {n} seeds ({where})"
                   + ("" if more is None else f"; the width suggests ~{more} more seeds"))
+    elif guarded:
+        more = None
+        reason = (f"tail-robust {level} lower end {robust_lo:.4g} "
+                  f"{'satisfies' if verdict is Verdict.PASS else 'contradicts'} {bound} after "
+                  f"{n} seeds ({where})")
     else:
         more = None
         reason = (f"{level} interval {'within' if verdict is Verdict.PASS else 'outside'} "
@@ -396,4 +413,18 @@ def _judge_at(x: np.ndarray, acc: tuple[float, float], method: str, alpha: float
         verdict=verdict, mean=mean, lo=float(lo), hi=float(hi), seeds=n, max_seeds=max_seeds,
         look=look, looks=looks, alpha=alpha, method=method + ("-fixed" if fixed else ""),
         top_share=share, tail_ratio=ratio, heavy_tail=heavy, more_seeds=more, reason=reason,
-        samples=x)
+        samples=x, robust_lo=robust_lo)
+
+
+def _robust_lower(x: np.ndarray, acc: tuple[float, float], alpha: float) -> float:
+    """A lower confidence end for the mean of non-negative samples that needs no tail
+    assumption: ``E[X] >= E[min(X, c)]``, and ``min(X, c)`` lies in ``[0, c]``, so the
+    empirical-Bernstein confidence sequence of the truncated samples bounds it (valid at every
+    sample size). ``c`` is fixed before looking: ``ROBUST_TRUNCATION`` times the largest finite
+    positive end of ``accept``; ``-inf`` when there is none."""
+    ends = [e for e in acc if math.isfinite(e) and e > 0]
+    if not ends:
+        return -math.inf
+    c = ROBUST_TRUNCATION * max(ends)
+    lo, _ = empirical_bernstein_cs(np.minimum(x, c), (0.0, c), alpha)
+    return float(lo[-1])
