@@ -307,15 +307,25 @@ def test_claims_10_11_fail_for_plain_averaging_under_attack():
 def test_claim_12_fails_with_elementwise_in_the_projection_slot():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        runs = pcl.example1_runs({"K5": g.complete(5)}, ("trimmed",), seeds=list(range(8)),
+        runs = pcl.example1_runs({"K5": g.complete(5)}, ("trimmed",), seeds=list(range(16)),
                                  num_steps=1500, directions=("mean_feature",))
     mdp_r = np.asarray(pcl.example1_mdp().rewards)[:4, :, 0]
     hull = np.stack([mdp_r.min(0), mdp_r.max(0)])
-    out = pcl.check_projection_beats_elementwise(runs, hull, resilient="trimmed",
-                                                 elementwise="trimmed", fraction=0.1)
+    calls = []
+
+    def draw(k):                                 # two batches of 8 from the 16 seeds run
+        calls.append(k)
+        return {key: v[8 * k:8 * (k + 1)] for key, v in runs.items()}
+
+    out = pcl.check_projection_beats_elementwise(draw, hull, batch=8, max_seeds=16,
+                                                 resilient="trimmed", elementwise="trimmed",
+                                                 fraction=0.1)
     row = out.measured["runs"]["K5 / mean_feature"]
     assert row["elementwise"]["fraction_outside"] == 1.0         # the attack works on trimming
     assert out.verdict is Verdict.FAIL                            # so trimming is no "projection"
+    assert row["resilient"]["verdict"] == "FAIL" and row["elementwise"]["verdict"] == "PASS"
+    assert calls == sorted(set(calls)) and out.measured["alpha"] == 0.05
+    assert "family-wise alpha 0.05" in out.reason
 
 
 def test_claim_13_fails_when_the_actor_is_faster_than_the_critic():

@@ -349,3 +349,26 @@ def test_tail_robust_lower_end_covers_a_heavy_tailed_mean_and_decides_a_fail():
     assert res.verdict is Verdict.FAIL and res.robust_lo > 0.3
     assert "tail-robust" in res.reason and "robust_lower_end" in res.measured()
     assert ROBUST_TRUNCATION == 4.0
+
+
+def test_sequential_means_takes_a_method_per_comparison():
+    def draw(k):
+        rng = np.random.default_rng(k)
+        return {"rate": rng.binomial(1, 0.9, 50).astype(float), "mean": rng.normal(-1, 1, 50)}
+
+    r = sequential_means(draw, batch=50, max_seeds=500,
+                         accepts={"rate": (0.25, 1.0), "mean": (-np.inf, 0.0)},
+                         methods={"rate": "confseq"}, value_ranges={"rate": (0.0, 1.0)})
+    assert r["rate"].method == "confseq" and r["mean"].method == "clt"
+    assert r["rate"].verdict is Verdict.PASS and r["mean"].verdict is Verdict.PASS
+    lo, _ = empirical_bernstein_cs(np.concatenate([draw(k)["rate"] for k in
+                                                   range(r["rate"].seeds // 50)]),
+                                   (0.0, 1.0), 0.025)
+    assert r["rate"].lo == pytest.approx(lo[-1])
+    with pytest.raises(ValueError, match="not comparisons"):
+        sequential_means(draw, batch=50, max_seeds=100, accepts={"mean": (-np.inf, 0.0)},
+                         methods={"rate": "confseq"})
+    with pytest.raises(ValueError, match="value_range"):
+        sequential_means(draw, batch=50, max_seeds=100,
+                         accepts={"rate": (0.25, 1.0), "mean": (-np.inf, 0.0)},
+                         methods={"rate": "confseq"})

@@ -239,7 +239,9 @@ def sequential_mean(draw: Callable[[int], Any], *, batch: int, max_seeds: int,
 def sequential_means(draw: Callable[[int], Mapping[str, Any]], *, batch: int, max_seeds: int,
                      accepts: Mapping[str, tuple[float, float]], method: str = "clt",
                      alpha: float = 0.05, value_range: tuple[float, float] | None = None,
-                     spending: str = "obrien_fleming", seeds: int | None = None
+                     spending: str = "obrien_fleming", seeds: int | None = None,
+                     methods: Mapping[str, str] | None = None,
+                     value_ranges: Mapping[str, tuple[float, float]] | None = None
                      ) -> dict[str, SequentialResult]:
     """Several comparisons judged on the same seeds, each stopping when it is decided.
 
@@ -255,6 +257,8 @@ def sequential_means(draw: Callable[[int], Mapping[str, Any]], *, batch: int, ma
         accepts: ``{name: (accept_lo, accept_hi)}``, in the order to report them.
         batch, max_seeds, method, alpha, value_range, spending, seeds: as in
             :func:`sequential_mean` (``alpha`` is the family-wise rate).
+        methods, value_ranges: per-comparison overrides of ``method`` and ``value_range``
+            (``{name: "confseq"}`` for an indicator rate beside a CLT-judged mean).
 
     Returns:
         ``{name: SequentialResult}`` in the order of ``accepts``; each result's ``alpha`` is
@@ -271,8 +275,6 @@ def sequential_means(draw: Callable[[int], Mapping[str, Any]], *, batch: int, ma
     """
     if spending not in ("obrien_fleming", "pocock"):
         raise ValueError(f"spending must be 'obrien_fleming' or 'pocock'; got {spending!r}.")
-    if method not in METHODS:
-        raise ValueError(f"method must be one of {METHODS}; got {method!r}.")
     batch = check_int(batch, "batch (seeds per look)", minimum=2)
     max_seeds = check_int(max_seeds, "max_seeds (the seed budget)", minimum=2)
     alpha = _open_unit(alpha, "alpha")
@@ -281,15 +283,27 @@ def sequential_means(draw: Callable[[int], Mapping[str, Any]], *, batch: int, ma
                          f"got {accepts!r}.")
     acc = {str(k): _accept_arg(v) for k, v in accepts.items()}
     share = alpha / len(acc)
-    if method == "confseq":
-        if value_range is None:
-            raise ValueError("method='confseq' needs value_range=(lower, upper), the interval "
-                             "no sample can leave; use method='clt' for unbounded quantities.")
-        value_range = (_real(value_range[0], "value_range[0]"),
-                       _real(value_range[1], "value_range[1]"))
+    for name, table in (("methods", methods), ("value_ranges", value_ranges)):
+        extra = set(table or {}) - set(acc)
+        if extra:
+            raise ValueError(f"{name} names {sorted(extra)}, which are not comparisons of "
+                             f"accepts ({sorted(acc)}).")
+    how = {n: (methods or {}).get(n, method) for n in acc}
+    ranges: dict[str, tuple[float, float] | None] = {}
+    for n in acc:
+        if how[n] not in METHODS:
+            raise ValueError(f"method must be one of {METHODS}; got {how[n]!r} ({n!r}).")
+        vr = (value_ranges or {}).get(n, value_range)
+        if how[n] == "confseq":
+            if vr is None:
+                raise ValueError(f"method='confseq' ({n!r}) needs value_range=(lower, upper), "
+                                 "the interval no sample can leave; use method='clt' for "
+                                 "unbounded quantities.")
+            vr = (_real(vr[0], "value_range[0]"), _real(vr[1], "value_range[1]"))
+        ranges[n] = vr
 
     def judge(name: str, x: np.ndarray, **kw: Any) -> SequentialResult:
-        return _judge_at(x, acc[name], method, share, value_range, what=name, **kw)
+        return _judge_at(x, acc[name], how[name], share, ranges[name], what=name, **kw)
 
     if seeds is not None:
         seeds = check_int(seeds, "seeds (a fixed seed count)", minimum=2)
@@ -299,7 +313,7 @@ def sequential_means(draw: Callable[[int], Mapping[str, Any]], *, batch: int, ma
                 for n in acc}
     looks = -(-max_seeds // batch)
     max_seeds = looks * batch
-    crit = _planned_bounds(looks, share, spending) if method == "clt" else None
+    crit = _planned_bounds(looks, share, spending) if "clt" in how.values() else None
     parts: dict[str, list[np.ndarray]] = {n: [] for n in acc}
     decided: dict[str, SequentialResult] = {}
     latest: dict[str, SequentialResult] = {}
@@ -309,7 +323,8 @@ def sequential_means(draw: Callable[[int], Mapping[str, Any]], *, batch: int, ma
             parts[n].append(values[n])
             if n in decided:
                 continue
-            r = judge(n, np.concatenate(parts[n]), crit=None if crit is None else float(crit[k]),
+            r = judge(n, np.concatenate(parts[n]),
+                      crit=None if crit is None or how[n] != "clt" else float(crit[k]),
                       look=k + 1, looks=looks, max_seeds=max_seeds, last=k == looks - 1,
                       fixed=False)
             latest[n] = r

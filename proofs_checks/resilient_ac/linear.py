@@ -57,9 +57,8 @@ from decentral.verify import (
     Verdict,
     clt_ci,
     combine_verdicts,
-    hoeffding_ci,
-    judge_interval,
     judge_upper_bound,
+    sequential_means,
 )
 from proofs_checks.registry import claim
 
@@ -576,79 +575,118 @@ def example1_runs(graphs: Mapping[str, np.ndarray], variants: Sequence[str], *,
     return out
 
 
-def check_projection_beats_elementwise(runs: Mapping, hull: np.ndarray, *,
+def check_projection_beats_elementwise(draw, hull: np.ndarray, *, batch: int, max_seeds: int,
+                                       fixed_seeds: int | None = None,
                                        resilient: str = "projection",
                                        elementwise: str = "trimmed",
                                        direction: str = "mean_feature", tol: float = TOL,
-                                       fraction: float = 0.25, delta: float = 0.05) -> Outcome:
-    """Judge ``linear_projection_beats_elementwise`` on :func:`example1_runs` output (rewards
-    in ``[0, 1]``).
+                                       fraction: float = 0.25) -> Outcome:
+    """Judge ``linear_projection_beats_elementwise`` sequentially; ``draw(k)`` returns
+    :func:`example1_runs` output for batch ``k``'s seeds (rewards in ``[0, 1]``).
 
     Per graph, per seed: ``excess`` = max over cooperative agents and states of the distance of
-    the tail-averaged estimate outside the hull ``[min_j r^j(s), max_j r^j(s)]``. The
-    element-wise rule must leave the hull (``excess > tol``) in a significant fraction of
-    seeds: the lower end of the Hoeffding interval (level ``1 - delta``) of that fraction
-    ``>= fraction`` (PASS), its upper end ``< fraction`` (FAIL). The resilient rule must stay
-    inside: the upper 95% CLT end of the seed-mean excess ``<= tol`` (PASS), its lower end
-    ``> tol`` (FAIL). Only ``direction`` is judged; the other directions are reported.
+    the tail-averaged estimate outside the hull ``[min_j r^j(s), max_j r^j(s)]``. Two
+    comparisons per graph, for the attack ``direction`` (the others are reported), judged by
+    :func:`decentral.verify.sequential_means` at a family-wise alpha of 0.05:
+
+    * the element-wise rule leaves the hull (``excess > tol``) in a significant fraction of
+      seeds: an indicator rate, judged by the empirical-Bernstein confidence sequence; PASS when
+      its lower end is ``>= fraction``, FAIL when its upper end is below;
+    * the resilient rule stays inside: the mean excess (group-sequential CLT, with the tail
+      guard of a non-negative quantity) ``<= tol`` (PASS), above (FAIL).
     """
-    graphs = sorted({k[0] for k in runs})
-    rows, verdicts = {}, []
+    cache: dict[int, Mapping] = {}
+
+    def fetch(k):
+        if k not in cache:
+            cache[k] = draw(k)
+        return cache[k]
+
     lo_h, hi_h = hull
+    graphs = sorted({key[0] for key in fetch(0)})
+
+    def excess(est):
+        return _outside(est, lo_h, hi_h).max(axis=(1, 2))
+
+    def name(gname, role):
+        return (f"{gname}: {elementwise} fraction outside" if role == "elementwise" else
+                f"{gname}: {resilient} excess")
+
+    def comparisons(k):
+        runs = fetch(k)
+        out = {}
+        for gname in graphs:
+            out[name(gname, "elementwise")] = (
+                excess(runs[(gname, elementwise, direction)]) > tol).astype(np.float64)
+            out[name(gname, "resilient")] = excess(runs[(gname, resilient, direction)])
+        return out
+
+    fr = {name(gname, "elementwise"): "confseq" for gname in graphs}
+    res = sequential_means(
+        comparisons, batch=batch, max_seeds=max_seeds, seeds=fixed_seeds,
+        accepts={n: ((fraction, 1.0) if n in fr else (-np.inf, tol))
+                 for gname in graphs
+                 for n in (name(gname, "elementwise"), name(gname, "resilient"))},
+        methods=fr, value_ranges={n: (0.0, 1.0) for n in fr})
+    used = max(r.seeds for r in res.values())
+    runs = {key: np.concatenate([cache[k][key] for k in sorted(cache)])[:used]
+            for key in cache[0]}
+    rows = {}
     for gname in graphs:
-        for d in sorted({k[2] for k in runs if k[0] == gname}):
+        for d in sorted({key[2] for key in runs if key[0] == gname}):
             row = {}
             for role, variant in (("resilient", resilient), ("elementwise", elementwise)):
                 est = runs[(gname, variant, d)]
-                exc = _outside(est, lo_h, hi_h).max(axis=(1, 2))
-                over = np.maximum(est - hi_h, 0).max(axis=(1, 2))
-                frac = (exc > tol).astype(np.float64)
-                f_m, f_lo, f_hi = hoeffding_ci(frac, 0.0, 1.0, delta)
-                m, lo, hi = _mean_ci(exc)
-                row[role] = {"variant": variant, "fraction_outside": float(f_m),
-                             "fraction_ci": [float(f_lo), float(f_hi)],
-                             "excess_mean": m, "excess_ci": [lo, hi],
-                             "max_excess": float(exc.max()),
-                             "overestimation_max": float(over.max()),
+                exc = excess(est)
+                row[role] = {"variant": variant,
+                             "fraction_outside": float(np.mean(exc > tol)),
+                             "excess_mean": float(exc.mean()), "max_excess": float(exc.max()),
+                             "overestimation_max": float(np.maximum(est - hi_h, 0).max()),
                              "estimate_mean": est.mean(axis=(0, 1)).tolist()}
-            if d == direction:
-                v_el = judge_interval(row["elementwise"]["fraction_ci"][0],
-                                      row["elementwise"]["fraction_ci"][1], fraction, 1.0,
-                                      what="fraction outside")
-                r = row["resilient"]
-                v_res = judge_upper_bound(r["excess_ci"][0], r["excess_ci"][1], tol,
-                                          what="excess")
-                row["verdict"] = str(combine_verdicts([v_el, v_res]))
-                verdicts += [v_el, v_res]
-            else:
-                row["verdict"] = "reported, not judged"
+                if d == direction:
+                    r = res[name(gname, role)]
+                    row[role].update(ci=[r.lo, r.hi], seeds=r.seeds, verdict=r.verdict.value)
+            row["verdict"] = ("judged" if d == direction else "reported, not judged")
             rows[f"{gname} / {d}"] = row
+    verdict = combine_verdicts([r.verdict for r in res.values()])
+    el = [res[name(gname, "elementwise")] for gname in graphs]
+    rs = [res[name(gname, "resilient")] for gname in graphs]
+    reason = (f"{elementwise}: fraction of seeds outside the hull at least "
+              f"{min(r.lo for r in el):.2f} (confidence-sequence lower end; needs {fraction:g}); "
+              f"{resilient}: mean excess at most {max(r.hi for r in rs):.2g} (needs {tol:g}); "
+              f"{used} seeds of at most {next(iter(res.values())).max_seeds}, family-wise "
+              "alpha 0.05")
     judged = [r for k, r in rows.items() if k.endswith(direction)]
     return Outcome(
-        verdict=combine_verdicts(verdicts),
+        verdict=verdict, reason=reason,
         measured={"elementwise_fraction_outside_min": min(
                       r["elementwise"]["fraction_outside"] for r in judged),
+                  "elementwise_fraction_lower_end_min": min(r.lo for r in el),
                   "elementwise_max_excess": max(r["elementwise"]["max_excess"]
                                                 for r in judged),
-                  "resilient_excess_ci_upper": max(r["resilient"]["excess_ci"][1]
-                                                   for r in judged),
+                  "resilient_excess_upper_end": max(r.hi for r in rs),
+                  "seeds_used": used, "alpha": 0.05,
                   "hull": np.asarray(hull).tolist(), "judged_direction": direction,
                   "runs": rows},
-        headline=["elementwise_fraction_outside_min", "elementwise_max_excess",
-                  "resilient_excess_ci_upper"],
+        headline=["elementwise_fraction_outside_min", "elementwise_fraction_lower_end_min",
+                  "resilient_excess_upper_end"],
         descriptions={
             "elementwise_fraction_outside_min": f"min over graphs of the fraction of seeds "
                                                 f"whose {elementwise} estimates leave the hull "
                                                 f"by more than {tol:g}",
+            "elementwise_fraction_lower_end_min": "its empirical-Bernstein confidence-sequence "
+                                                  "lower end (min over graphs)",
             "elementwise_max_excess": "largest distance of an element-wise estimate outside "
                                       "the hull (rewards in [0, 1])",
-            "resilient_excess_ci_upper": f"max over graphs of the upper 95% CI end of the "
-                                         f"{resilient} seed-mean excess",
+            "resilient_excess_upper_end": f"max over graphs of the upper end of the {resilient} "
+                                          "mean excess (group-sequential CLT)",
+            "seeds_used": "seeds drawn before every comparison was decided",
+            "alpha": "family-wise error rate of the four comparisons",
             "hull": "[min, max] of the cooperative rewards per state"},
-        threshold=f"per graph: Hoeffding ({1 - delta:.0%}) lower end of the element-wise "
-                  f"fraction outside (excess > {tol:g}) >= {fraction:g}, and the {resilient} "
-                  f"seed-mean excess upper CI end <= {tol:g}; judged for the '{direction}' "
-                  "attack direction only",
+        threshold=f"per graph: the element-wise fraction outside (excess > {tol:g}) has its "
+                  f"confidence-sequence lower end >= {fraction:g}, and the {resilient} mean "
+                  f"excess its upper end <= {tol:g}; sequential, family-wise alpha 0.05; judged "
+                  f"for the '{direction}' attack direction only",
         details="Example 1 is our reconstruction (features (1, 0.5), (0.3, -1); rewards "
                 "heterogeneous in state 0, nearly equal in state 1); the attack pushes the "
                 "estimate up by the sign of the mean feature. With the current-feature sign "
@@ -667,14 +705,21 @@ def check_projection_beats_elementwise(runs: Mapping, hull: np.ndarray, *,
               f"{DOCS}#example-1-projection-against-element-wise-trimming",
        kind=Kind.STATISTICAL)
 def _linear_projection_beats_elementwise(ctx: CheckContext) -> Outcome:
-    seeds = list(range(ctx.base_seed, ctx.base_seed + ctx.seed_count(16, 64)))
     T = 20_000 if ctx.full else 4_000
     mdp = example1_mdp()
-    runs = example1_runs(graphs_k5_and_experiment(), ("projection", "trimmed"), seeds=seeds,
-                         num_steps=T, mdp=mdp)
+    batch = 16 if ctx.seeds is None else ctx.seeds
+
+    def draw(k):
+        seeds = list(range(ctx.base_seed + k * batch, ctx.base_seed + (k + 1) * batch))
+        return example1_runs(graphs_k5_and_experiment(), ("projection", "trimmed"),
+                             seeds=seeds, num_steps=T, mdp=mdp)
+
     r = np.asarray(mdp.rewards)[:4, :, 0]
-    out = check_projection_beats_elementwise(runs, np.stack([r.min(0), r.max(0)]))
-    out.size = f"2 states, 5 agents (agent 4 Byzantine), H=1, seeds={len(seeds)}, T={T}"
+    out = check_projection_beats_elementwise(
+        draw, np.stack([r.min(0), r.max(0)]), batch=batch,
+        max_seeds=ctx.seed_budget(64, 256, batch=batch), fixed_seeds=ctx.seeds)
+    out.size = (f"2 states, 5 agents (agent 4 Byzantine), H=1, batches of {batch} seeds, "
+                f"{out.measured['seeds_used']} used, T={T}")
     return out
 
 
