@@ -168,6 +168,19 @@ class CheckContext:
         batch = check_int(batch, "batch")
         return max(1, math.ceil(float(base) * self.budget / batch)) * batch
 
+    def batch_seeds(self, k: int, batch: int) -> list[int]:
+        """Seeds of batch ``k`` of a sequential claim: ``base_seed + k * batch`` onwards, so
+        batch ``k`` holds the same seeds in every run.
+
+        Example:
+            >>> CheckContext(base_seed=5).batch_seeds(2, 3)
+            [11, 12, 13]
+        """
+        k = check_int(k, "k (the batch index)", minimum=0)
+        batch = check_int(batch, "batch")
+        start = int(self.base_seed) + k * batch
+        return list(range(start, start + batch))
+
     def seed_for(self, claim_id: str, offset: int = 0) -> int:
         """A deterministic integer seed for ``claim_id``: stable across runs and Python versions.
 

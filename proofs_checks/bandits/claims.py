@@ -82,8 +82,7 @@ def _batches(ctx: CheckContext, batch: int, quick: int, full: int) -> dict:
     size = batch if ctx.seeds is None else ctx.seeds
     return {"batch": size, "fixed_seeds": ctx.seeds,
             "max_seeds": ctx.seed_budget(quick, full, batch=size),
-            "seeds": lambda k: list(range(ctx.base_seed + k * size,
-                                          ctx.base_seed + (k + 1) * size))}
+            "seeds": lambda k: ctx.batch_seeds(k, size)}
 
 
 # ---------------------------------------------------------------------------------------------

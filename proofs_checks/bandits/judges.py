@@ -4,11 +4,12 @@ Each ``check_*`` takes explicit inputs (recorded arrays, regrets, slopes, consta
 an :class:`~decentral.verify.Outcome`, so the tests can plant a violation; the runs that feed
 them are in :mod:`proofs_checks.bandits.claims`. Statistics: comparisons of policies use
 **paired differences on shared reward streams** (the j-th pull of arm k by agent i is the same
-sample under every policy on a seed), judged by a bootstrap 95% interval of the mean paired
-difference (:func:`paired_interval`); the distribution-free empirical-Bernstein interval (range
-``2 T max Delta``) is reported beside it and is far wider at these seed counts (it would need
-about 10^5 seeds), so the verdicts rest on the bootstrap (a CLT-type interval: a per-seed regret
-is a sum of many bounded, weakly dependent terms). Slopes against ``ln T`` are least-squares
+sample under every policy on a seed). Most are judged sequentially (:func:`check_less`,
+:func:`check_correlated`): batches of seeds, a group-sequential CLT interval of the mean paired
+difference per comparison, family-wise alpha = 0.05 (a per-seed regret is a sum of many
+bounded, weakly dependent terms; the distribution-free range ``2 T max Delta`` is far too wide
+to be useful). :func:`check_graph_ordering` still judges a fixed seed count by the bootstrap
+interval of :func:`paired_interval`. Slopes against ``ln T`` are least-squares
 fits of the seed-mean curve with a bootstrap over seeds. Constants, reference values and
 derivations: ``docs/bandits.md``.
 

@@ -710,9 +710,8 @@ def _linear_projection_beats_elementwise(ctx: CheckContext) -> Outcome:
     batch = 16 if ctx.seeds is None else ctx.seeds
 
     def draw(k):
-        seeds = list(range(ctx.base_seed + k * batch, ctx.base_seed + (k + 1) * batch))
         return example1_runs(graphs_k5_and_experiment(), ("projection", "trimmed"),
-                             seeds=seeds, num_steps=T, mdp=mdp)
+                             seeds=ctx.batch_seeds(k, batch), num_steps=T, mdp=mdp)
 
     r = np.asarray(mdp.rewards)[:4, :, 0]
     out = check_projection_beats_elementwise(
