@@ -150,27 +150,44 @@ def test_correlated_judge():
     assert same.verdict == Verdict.INCONCLUSIVE and same.measured["difference_seeds_used"] == 60
 
 
-def test_paired_interval_reports_both_intervals():
-    iv = pb.paired_interval(RNG.normal(-5, 1, 100), 100.0)
-    assert iv["ci"][1] < 0 and iv["bernstein_ci"][0] < iv["ci"][0]
-    assert pb.decide_less(iv) == Verdict.PASS
-
-
 def test_graph_ordering_judge():
-    strong = RNG.normal(100, 5, (50, 6))
-    und = strong - 20
+    rng = np.random.default_rng(4)
+    strong = rng.normal(100, 5, (100, 6))
+    und = strong - 20 + rng.normal(0, 1, (100, 6))
     deg = np.array([4, 4, 4, 4, 6, 3])
-    assert pb.check_graph_ordering(und, strong, deg).verdict == Verdict.PASS
-    assert pb.check_graph_ordering(strong + 20, strong, deg).verdict == Verdict.FAIL
+
+    def judge(u, s_):
+        return pb.check_graph_ordering(lambda k: {"undirected": u[50 * k:50 * (k + 1)],
+                                                  "strongly": s_[50 * k:50 * (k + 1)]},
+                                       deg, batch=50, max_seeds=100)
+
+    ok = judge(und, strong)
+    assert ok.verdict == Verdict.PASS and ok.measured["seeds_used"] == 50
+    assert ok.measured["strongly_per_agent_regret"][0] == pytest.approx(strong[:50, 0].mean())
+    assert judge(strong + 20, strong).verdict == Verdict.FAIL
     uneven = strong.copy()
     uneven[:, 4] *= 0.5                                      # the high-degree agent far better
-    assert pb.check_graph_ordering(und, uneven, deg).verdict == Verdict.FAIL
+    assert judge(und, uneven).verdict == Verdict.FAIL
+    same = judge(strong + rng.normal(0, 1, strong.shape), strong)
+    assert same.verdict == Verdict.INCONCLUSIVE and same.measured["seeds_used"] == 100
 
 
 def test_distribution_robustness_judge():
-    a = RNG.normal(45, 1.0, (100, 6))
-    assert pb.check_distribution_robustness(a, a + 0.1).verdict == Verdict.PASS
-    assert pb.check_distribution_robustness(a, a + 10).verdict == Verdict.FAIL
+    rng = np.random.default_rng(3)                 # its own stream: the edge case is fixed
+    a = rng.normal(45, 1.0, (200, 6))
+
+    def judge(b):
+        return pb.check_distribution_robustness(
+            lambda k: {"homogeneous": a[100 * k:100 * (k + 1)],
+                       "heterogeneous": b[100 * k:100 * (k + 1)]}, batch=100, max_seeds=200)
+
+    ok = judge(a + 0.1)
+    assert ok.verdict == Verdict.PASS and ok.measured["one_std"] == pytest.approx(
+        np.sqrt(0.5 * (a[:100].mean(1).var(ddof=1) + (a[:100] + 0.1).mean(1).var(ddof=1))))
+    assert judge(a + 10).verdict == Verdict.FAIL
+    # a difference right at one standard deviation: not decided on 200 seeds
+    edge = rng.normal(45 - 1 / np.sqrt(6), 1.0, a.shape)       # independent, mean sd away
+    assert judge(edge).verdict == Verdict.INCONCLUSIVE
 
 
 def test_sweep_and_group_judges():
@@ -205,15 +222,31 @@ def test_sweep_and_group_judges():
 
 def test_theorem_bound_judge():
     steps = np.array([100, 1000, 10_000])
-    paths = np.abs(RNG.normal(50, 2, (30, 3, 4))) * np.log(steps)[None, :, None] / 9
-    bound = np.full((4, 3), 1e4)
+    paths = np.abs(RNG.normal(50, 2, (60, 3, 4))) * np.log(steps)[None, :, None] / 9
+    gap = np.ones(4)
+
+    def judge(bound, dom, **kw):
+        kw.setdefault("max_seeds", 60)
+        return pb.check_theorem_bound(steps, lambda k: paths[30 * k:30 * (k + 1)], bound, dom,
+                                      gap, batch=30, **kw)
+
+    bound = np.full((4, 3), 5e3)
     dom = np.array([["", "L", "log"]] * 4)
-    out = pb.check_theorem_bound(steps, paths, bound, dom)
+    out = judge(bound, dom)
     assert out.verdict == Verdict.PASS and not out.vacuous
-    out = pb.check_theorem_bound(steps, paths, bound / 1e3, dom)
-    assert out.verdict == Verdict.FAIL
+    assert out.measured["seeds_used"] == 30 and out.measured["trivially_held"] == 8
+    assert judge(bound / 1e3, dom).verdict == Verdict.FAIL
+    # a bound just above the mean is not decided by the confidence sequence on [0, t]
+    tight = paths.mean(axis=0).T * 1.02
+    undecided = judge(tight, dom)
+    assert undecided.verdict == Verdict.INCONCLUSIVE and undecided.measured["seeds_used"] == 60
     only_L = np.array([["", "L", "L"]] * 4)
-    assert pb.check_theorem_bound(steps, paths, bound, only_L).vacuous
+    assert judge(bound, only_L).vacuous
+    # bounds above the largest possible regret t * max_gap everywhere: no evidence
+    assert judge(np.full((4, 3), 2e4), dom).vacuous
+    with pytest.raises(ValueError, match="value_range"):        # a regret above gap * t
+        pb.check_theorem_bound(steps, lambda k: paths[:30], bound, dom, gap / 100, batch=30,
+                               max_seeds=30)
 
 
 def test_v4_graphs_are_the_first_connected_seeds():

@@ -170,15 +170,24 @@ def _invariants(ctx: CheckContext) -> Outcome:
 
 def _bound_claim(ctx: CheckContext, adj: np.ndarray, theorem: int, seed_offset: int) -> Outcome:
     T = 100_000 if ctx.full else 10_000
-    seeds = _seeds(ctx, 50, 100)
+    plan = _batches(ctx, 50, 400, 800)
     arms = bernoulli(random_means(6, ctx.base_seed + seed_offset))
     pol = dec_ucb(adj, theorem=theorem)
     steps = np.unique(np.geomspace(100, T, 8).astype(int))
-    res = evaluate(pol, arms, horizon=T, seeds=seeds, record_at=steps, progress=False)
+
+    def draw(k):
+        res = evaluate(pol, arms, horizon=T, seeds=plan["seeds"](k), record_at=steps,
+                       progress=False)
+        if not np.array_equal(res.record_steps, steps):
+            raise RuntimeError(f"evaluate recorded at {res.record_steps}, not {steps}")
+        return res.regret_path
+
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        tb = theorem_bound(pol, arms, np.asarray(res.record_steps), theorem=theorem)
-    out = check_theorem_bound(res.record_steps, res.regret_path, tb.bound, tb.dominant)
+        tb = theorem_bound(pol, arms, steps, theorem=theorem)
+    out = check_theorem_bound(steps, draw, tb.bound, tb.dominant,
+                              arms.gaps(adj.shape[0]).max(axis=1), batch=plan["batch"],
+                              max_seeds=plan["max_seeds"], fixed_seeds=plan["fixed_seeds"])
     out.hypotheses_failed = [str(w.message) for w in caught
                              if "Hypothesis" in type(w.message).__name__]
     c = tb.constants
@@ -348,15 +357,18 @@ def _ablation(ctx: CheckContext) -> Outcome:
        kind=Kind.STATISTICAL)
 def _graph_ordering(ctx: CheckContext) -> Outcome:
     T = 1000
-    seeds = _seeds(ctx, 100, 400)
+    plan = _batches(ctx, 100, 400, 800)
     arms = bernoulli(random_means(6, ctx.base_seed + 6))
     strong_adj = strongly_graph()
-    und = evaluate(dec_ucb(undirected_graph(), theorem=2), arms, horizon=T, seeds=seeds,
-                   record_every=T, progress=False)
-    strong = evaluate(dec_ucb(strong_adj, theorem=1), arms, horizon=T, seeds=seeds,
-                      record_every=T, progress=False)
-    out = check_graph_ordering(np.asarray(und.regret, np.float64),
-                               np.asarray(strong.regret, np.float64), strong_adj.sum(axis=1))
+    policies = {"undirected": dec_ucb(undirected_graph(), theorem=2),
+                "strongly": dec_ucb(strong_adj, theorem=1)}
+
+    def draw(k):
+        return {name: evaluate(pol, arms, horizon=T, seeds=plan["seeds"](k), record_every=T,
+                               progress=False).regret for name, pol in policies.items()}
+
+    out = check_graph_ordering(draw, strong_adj.sum(axis=1), batch=plan["batch"],
+                               max_seeds=plan["max_seeds"], fixed_seeds=plan["fixed_seeds"])
     out.size = f"the first version's 6-agent graphs, M=6, T={T}, {out.size}"
     return out
 
@@ -368,7 +380,7 @@ def _graph_ordering(ctx: CheckContext) -> Outcome:
        kind=Kind.STATISTICAL)
 def _distribution(ctx: CheckContext) -> Outcome:
     T = 1000
-    seeds = _seeds(ctx, 100, 400)
+    plan = _batches(ctx, 100, 400, 800)
     mu = random_means(6, ctx.base_seed + 7)
     families = [beta_distribution(mu, 0.05), bernoulli(mu),
                 truncated_normal(mu, 0.05, parameterization="mean")]
@@ -376,13 +388,17 @@ def _distribution(ctx: CheckContext) -> Outcome:
     # both as per-agent tables whose sampler evaluates the three families: the same rewards
     # as beta_distribution(mu, 0.05) (resp. the mixture), one compiled program for both runs
     names = ["beta", "bernoulli", "truncated_normal"]
-    homo = heterogeneous(families, np.zeros((6, 6), int)).with_extra_families(names)
-    hetero = heterogeneous(families, choice).with_extra_families(names)
+    tables = {"homogeneous": heterogeneous(families, np.zeros((6, 6), int))
+              .with_extra_families(names),
+              "heterogeneous": heterogeneous(families, choice).with_extra_families(names)}
     pol = dec_ucb(undirected_graph(), theorem=2)
-    a = evaluate(pol, homo, horizon=T, seeds=seeds, record_every=T, progress=False)
-    b = evaluate(pol, hetero, horizon=T, seeds=seeds, record_every=T, progress=False)
-    out = check_distribution_robustness(np.asarray(a.regret, np.float64),
-                                        np.asarray(b.regret, np.float64))
+
+    def draw(k):
+        return {name: evaluate(pol, table, horizon=T, seeds=plan["seeds"](k), record_every=T,
+                               progress=False).regret for name, table in tables.items()}
+
+    out = check_distribution_robustness(draw, batch=plan["batch"], max_seeds=plan["max_seeds"],
+                                        fixed_seeds=plan["fixed_seeds"])
     out.size = f"undirected 6-agent graph, Dec_UCB (Theorem 2), M=6, T={T}, {out.size}"
     return out
 
