@@ -29,6 +29,7 @@ from proofs_checks.consensus_sa.claims import (
     check_rate,
     judge_agreement,
     judge_limit,
+    limit_batches,
 )
 from proofs_checks.consensus_sa.setups import (
     common_problem,
@@ -170,24 +171,33 @@ def push_limit_setup(ctx: CheckContext) -> dict:
                 params=sa_params(harmonic(5.0, 51.0)), row_pi=pis.mean(axis=0))
 
 
-def check_push_limit(problem, push_seq, row_seq, params, num_steps, seeds, row_pi, *,
+def check_push_limit(problem, push_seq, row_seq, params, num_steps, row_pi, *, batch: int,
+                     max_seeds: int, fixed_seeds: int | None = None, base_seed: int = 0,
                      claimed=None) -> Outcome:
     """Judge: push-SA reaches theta*_unif (unweighted errors, :func:`judge_limit`), while
     row-normalised consensus SA on the same graphs reaches theta*_pibar (pibar: the period
-    average of its absolute probability sequence), a different point. ``claimed`` (default
-    theta*_unif) lets a test plant a wrong target."""
-    seeds = list(seeds)
+    average of its absolute probability sequence), a different point. Each judgement draws
+    batches of ``batch`` seeds from ``base_seed`` up to ``max_seeds`` (``fixed_seeds``:
+    exactly that many). ``claimed`` (default theta*_unif) lets a test plant a wrong target."""
     unif = np.full(problem.num_agents, 1 / problem.num_agents)
     target = limit(problem, unif) if claimed is None else claimed
     rival = limit(problem, row_pi)
-    theta_push = _final(push_sum_sa(problem, push_seq), params, seeds, num_steps, _push_theta)
-    theta_row = _final(consensus_sa(problem, row_seq), params, seeds, num_steps, _theta)
-    v_push, m_push = judge_limit(theta_push, target, rival, unif)
-    v_row, m_row = judge_limit(theta_row, rival, target, unif)
+
+    def draws(alg, record_fn):
+        def draw(k):
+            start = base_seed + k * batch
+            return _final(alg, params, range(start, start + batch), num_steps, record_fn)
+        return draw
+
+    plan = {"batch": batch, "max_seeds": max_seeds, "fixed_seeds": fixed_seeds}
+    v_push, m_push, e_push = judge_limit(draws(push_sum_sa(problem, push_seq), _push_theta),
+                                         target, rival, unif, **plan)
+    v_row, m_row, _ = judge_limit(draws(consensus_sa(problem, row_seq), _theta), rival,
+                                  target, unif, **plan)
     mom = exact_moments(problem, push_seq, params, num_steps, record_at=[num_steps])
     exact = float(weighted_error_from_moments(mom, np.ones(problem.num_agents), target)[0])
     # The same expectation by Monte Carlo: sum_i ||theta_T^i - target||^2 per seed.
-    errors = problem.num_agents * error_parts(theta_push, unif, target)["weighted"]
+    errors = problem.num_agents * e_push
     check = judge_agreement(lambda k: errors, exact, batch=errors.size, max_seeds=errors.size,
                             fixed_seeds=errors.size)
     mc_measured, mc_descriptions, details = agreement_entries(
@@ -205,13 +215,18 @@ def check_push_limit(problem, push_seq, row_seq, params, num_steps, seeds, row_p
                   "row_error_to_unif": m_row["error_to_rival"],
                   "separation_squared": m_push["separation_squared"],
                   "push_exact_unweighted_error": exact,
+                  "seeds_used": max(m_push["seeds_used"], m_row["seeds_used"]),
+                  "alpha": 0.05,
                   "y_range": [float(y.min()), float(y.max())]} | mc_measured,
         headline=["push_error_to_unif", "row_error_to_unif", "separation_squared"],
         descriptions={
             "push_error_to_unif": "push-SA: mean over seeds of (1/N) sum_i ||theta_T^i - "
                                   "theta*_unif||^2 (units of theta^2; the claimed target, "
                                   "theta*_unif unless a test plants another)",
-            "push_error_to_unif_ci": "95% CLT interval",
+            "push_error_to_unif_ci": "repeated 97.5 % interval (group-sequential CLT)",
+            "seeds_used": "most seeds either judgement drew before it was decided (or the "
+                          "budget)",
+            "alpha": "family-wise error rate of each judgement (two means, all looks)",
             "push_error_to_row_limit": "push-SA: the same error to theta*_pibar",
             "row_error_to_own_limit": "row-normalised consensus SA: error to theta*_pibar",
             "row_error_to_unif": "row-normalised consensus SA: error to theta*_unif",
@@ -223,13 +238,16 @@ def check_push_limit(problem, push_seq, row_seq, params, num_steps, seeds, row_p
         reason=(f"push-SA {v_push.value}: error to theta*_unif "
                 f"{m_push['error_to_claimed'] / m_push['separation_squared']:.2g} d^2; "
                 f"row-normalised SA {v_row.value}: error to its own limit "
-                f"{m_row['error_to_claimed'] / m_row['separation_squared']:.2g} d^2; exact vs "
-                f"Monte Carlo {check.verdict.value}"),
+                f"{m_row['error_to_claimed'] / m_row['separation_squared']:.2g} d^2; "
+                f"{m_push['seeds_used']} and {m_row['seeds_used']} seeds, alpha 0.05 each; "
+                f"exact vs Monte Carlo {check.verdict.value}"),
         threshold="both: error to the own limit CI upper <= 0.1 d^2 and to the other CI lower "
                   ">= 0.5 d^2 (push-SA: theta*_unif; consensus SA: theta*_pibar); the exact "
-                  f"push-SA error within {AGREEMENT_TOL:g} relative of its Monte-Carlo interval",
+                  f"push-SA error within {AGREEMENT_TOL:g} relative of its Monte-Carlo interval; "
+                  "sequential over batches of seeds, family-wise alpha 0.05 per judgement",
         details=details,
-        size=f"N={problem.num_agents}, T={num_steps}, seeds={len(seeds)}")
+        size=f"N={problem.num_agents}, T={num_steps}, seeds="
+             f"{max(m_push['seeds_used'], m_row['seeds_used'])} of at most {max_seeds}")
 
 
 @claim("push_sum.limit_point",
@@ -238,8 +256,7 @@ def check_push_limit(problem, push_seq, row_seq, params, num_steps, seeds, row_p
                  "consensus SA on the same graphs converges elsewhere",
        source=f"{LGL}, Theorem 4; {DOCS} §7", kind=Kind.STATISTICAL)
 def _limit_point(ctx: CheckContext) -> Outcome:
-    seeds = range(ctx.base_seed, ctx.base_seed + ctx.seed_count(100, 200))
-    return check_push_limit(seeds=seeds, **push_limit_setup(ctx))
+    return check_push_limit(**push_limit_setup(ctx), **limit_batches(ctx))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -118,14 +118,20 @@ def test_judge_limit_synthetic_pass_fail_inconclusive():
     claimed, rival = np.zeros(3), np.array([0.1, 0.0, 0.0])        # d^2 = 0.01
     w = np.full(4, 0.25)
 
-    def near(point, spread=0.005):
-        return point + spread * rng.standard_normal((30, 4, 3))
+    def judge(point, spread=0.005, **kw):
+        theta = point + spread * rng.standard_normal((400, 4, 3))
+        return cs.judge_limit(lambda k: theta[100 * k:100 * (k + 1)], claimed, rival, w,
+                              batch=100, max_seeds=400, **kw)
 
-    assert cs.judge_limit(near(claimed), claimed, rival, w)[0] == Verdict.PASS
-    verdict, m = cs.judge_limit(near(rival), claimed, rival, w)          # planted: at rival
+    verdict, m, errors = judge(claimed)
+    # squared errors are non-negative: the tail guard waits for 300 seeds before an upper end
+    assert verdict == Verdict.PASS and m["seeds_used"] == 300 and errors.size == 300
+    verdict, m, _ = judge(rival)                                     # planted: at rival
     assert verdict == Verdict.FAIL and m["separation_squared"] == pytest.approx(0.01)
-    midway = cs.judge_limit(near((claimed + rival) / 2), claimed, rival, w)[0]
+    assert m["seeds_used"] == 300                  # the rival's error decided on the 3rd look
+    midway = judge((claimed + rival) / 2)[0]
     assert midway == Verdict.INCONCLUSIVE                          # 0.25 d^2 from both
+    assert judge(claimed, fixed_seeds=100)[0] == Verdict.INCONCLUSIVE   # too few for the guard
 
 
 @pytest.mark.parametrize("index", [0, 1], ids=["ring_with_chord", "metropolis"])
@@ -133,15 +139,16 @@ def test_limit_point_pass_and_planted_rival(index):
     setup = cs.limit_point_setups(CheckContext())[index]
     setup.pop("name")
     setup["num_steps"] = 3000
-    seeds = range(40)
-    ok = cs.check_limit_point(seeds=seeds, **setup)
+    plan = {"batch": 150, "max_seeds": 300}
+    ok = cs.check_limit_point(**setup, **plan)
     assert ok.verdict == Verdict.PASS, ok.measured
+    assert ok.measured["seeds_used"] == 300
     lo, hi = ok.measured["error_to_claimed_ci"]
     assert ok.measured["exact_error_to_claimed"] < 0.1 * ok.measured["separation_squared"]
     assert lo / 2 <= ok.measured["exact_error_to_claimed"] <= 2 * hi       # oracle agrees
     # planted: claim the rival's limit (swap claimed and rival weights)
     setup["claimed_pi"], setup["rival_pi"] = setup["rival_pi"], setup["claimed_pi"]
-    bad = cs.check_limit_point(seeds=seeds, with_oracle=False, **setup)
+    bad = cs.check_limit_point(with_oracle=False, **setup, **plan)
     assert bad.verdict == Verdict.FAIL, bad.measured
     assert "exact_error_to_claimed" not in bad.measured
 
@@ -431,8 +438,8 @@ def test_push_invariants_pass_and_planted_corruptions():
 def test_push_limit_pass_and_planted_swapped_limits(problem):
     setup = ps.push_limit_setup(CheckContext())
     setup["num_steps"] = 4000
-    seeds = range(40)
-    ok = ps.check_push_limit(seeds=seeds, **setup)
+    plan = {"batch": 150, "max_seeds": 300}
+    ok = ps.check_push_limit(**setup, **plan)
     assert ok.verdict == Verdict.PASS, ok.measured
     d2 = ok.measured["separation_squared"]
     assert ok.measured["push_error_to_unif"] < 0.1 * d2 < d2 / 2 < ok.measured["row_error_to_unif"]
@@ -441,7 +448,7 @@ def test_push_limit_pass_and_planted_swapped_limits(problem):
     # rival points equal, d^2 = 0, and the judge's FAIL is then degenerate.)
     pibar = setup["row_pi"]
     swapped = dict(setup, row_pi=np.full(6, 1 / 6))
-    bad = ps.check_push_limit(seeds=seeds, claimed=limit(problem, pibar), **swapped)
+    bad = ps.check_push_limit(claimed=limit(problem, pibar), **swapped, **plan)
     assert bad.verdict == Verdict.FAIL, bad.measured
     assert bad.measured["separation_squared"] == pytest.approx(d2)
     assert bad.measured["push_error_to_unif"] > 0.5 * d2     # (error to the planted claim)
@@ -469,4 +476,5 @@ def test_cli_only_runs_both_claims(tmp_path, capsys):
 def test_judge_limit_refuses_a_rival_equal_to_the_claim():
     theta = np.zeros((4, 3, 2))
     with pytest.raises(ValueError, match="coincide"):
-        cs.judge_limit(theta, np.ones(2), np.ones(2), np.full(3, 1 / 3))
+        cs.judge_limit(lambda k: theta, np.ones(2), np.ones(2), np.full(3, 1 / 3), batch=4,
+                       max_seeds=4)
