@@ -61,8 +61,14 @@ def check_robustness(cases: list[tuple[str, np.ndarray, int]]) -> Outcome:
         rows[name] = {"expected": expected, "computed": r}
         if r != expected:
             wrong.append(name)
+    if wrong:
+        first = rows[wrong[0]]
+        reason = (f"{len(wrong)} of {len(cases)} graphs' computed r differs from the stated one "
+                  f"(first: {wrong[0]}: r={first['computed']}, stated {first['expected']})")
+    else:
+        reason = f"all {len(cases)} graphs' computed r-robustness equals the stated value"
     return Outcome(
-        verdict=Verdict.FAIL if wrong else Verdict.PASS,
+        verdict=Verdict.FAIL if wrong else Verdict.PASS, reason=reason,
         measured={"cases": rows, "mismatches": wrong}, headline=["mismatches"],
         descriptions={"cases": "graph -> stated r and the r computed by exact enumeration "
                                "(largest r such that the graph is r-robust; an integer)",
@@ -88,8 +94,14 @@ def check_enumeration_equals_milp(adjs: list[np.ndarray]) -> Outcome:
         a, b = g.r_robustness(adj, method="enumerate"), g.r_robustness(adj, method="milp")
         if a != b:
             disagree.append({"graph": k, "enumerate": a, "milp": b})
+    if disagree:
+        d = disagree[0]
+        reason = (f"{len(disagree)} of {len(adjs)} digraphs get a different r from enumeration "
+                  f"and MILP (first: graph {d['graph']}, r={d['enumerate']} vs MILP {d['milp']})")
+    else:
+        reason = f"enumeration and MILP give the same r on all {len(adjs)} digraphs"
     return Outcome(
-        verdict=Verdict.FAIL if disagree else Verdict.PASS,
+        verdict=Verdict.FAIL if disagree else Verdict.PASS, reason=reason,
         measured={"graphs": len(adjs), "disagreements": disagree},
         descriptions={"graphs": "number of random digraphs compared",
                       "disagreements": "graphs where the two methods gave different r (graph "
@@ -143,9 +155,16 @@ def check_aps_recovers(seq, num_steps: int, pi_known: np.ndarray, *, tol: float 
     """Judge: the absolute probability sequence computed by backward recursion equals a known π
     at every t (exact, float64)."""
     info = g.absolute_probability_sequence(seq, num_steps, return_info=True)
-    err = float(np.max(np.abs(info.pi - pi_known[None])))
+    err_t = np.max(np.abs(info.pi - pi_known[None]), axis=1)        # [T + 1]
+    err = float(np.max(err_t))
+    if err <= tol:
+        reason = f"max_t,i |pi_t^i - pi^i| = {err:.2g} <= {tol:g} over t = 0..{num_steps}"
+    else:
+        bad = np.flatnonzero(~(err_t <= tol))
+        reason = (f"max_t,i |pi_t^i - pi^i| = {err:.2g} > {tol:g}; {bad.size} of "
+                  f"{err_t.size} steps off (first t={int(bad[0])})")
     return Outcome(
-        verdict=Verdict.PASS if err <= tol else Verdict.FAIL,
+        verdict=Verdict.PASS if err <= tol else Verdict.FAIL, reason=reason,
         measured={"max_abs_error": err, "recursion_error_estimate": info.error,
                   "horizon": info.horizon, "exact_form": info.exact},
         descriptions={
@@ -368,8 +387,15 @@ def check_perron_reference(W: np.ndarray, reference: np.ndarray, *, tol: float =
                            ) -> Outcome:
     """Judge: the computed left Perron vector of W equals a reference vector (exact)."""
     pi = g.perron_vector(W)
-    err = float(np.max(np.abs(pi - reference)))
-    return Outcome(verdict=Verdict.PASS if err <= tol else Verdict.FAIL,
+    diff = np.abs(pi - reference)
+    err = float(np.max(diff))
+    if err <= tol:
+        reason = f"computed Perron vector within {err:.2g} of the reference (tolerance {tol:g})"
+    else:
+        i = int(np.argmax(np.where(np.isnan(diff), np.inf, diff)))
+        reason = (f"computed Perron vector is {err:.2g} from the reference (> {tol:g}); worst "
+                  f"agent {i}: {pi[i]:.4g} vs {reference[i]:.4g}")
+    return Outcome(verdict=Verdict.PASS if err <= tol else Verdict.FAIL, reason=reason,
                    measured={"pi": pi.tolist(), "max_abs_error": err},
                    headline=["max_abs_error"],
                    descriptions={"pi": "computed left Perron vector (pi^T W = pi^T, sums to 1)",

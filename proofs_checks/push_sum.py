@@ -12,7 +12,6 @@ import numpy as np
 import decentral.graphs as g
 from decentral.consensus_sa import (
     consensus_sa,
-    error_parts,
     limit,
     sa_params,
     weighted_error_from_moments,
@@ -97,8 +96,26 @@ def check_push_invariants(problem, W, alphas, theta_tilde, y, x, *, tol: float =
         verdict = Verdict.FAIL
     else:
         verdict = Verdict.PASS if product_gap <= 1e-10 else Verdict.INCONCLUSIVE
+    checks = [("sum_y error", sum_y, tol * N), ("conservation", conservation, tol * scale),
+              ("row sum error", row, tol), ("aps residual", aps, tol),
+              ("y path spread", y_same, tol)]
+    broken = [f"{name} {v:.2g} > {lim:.2g}" for name, v, lim in checks if not v <= lim]
+    if not y.min() > 0:
+        broken.append(f"min y {float(y.min()):.2g} <= 0")
+    gap_text = f"product gap {product_gap:.2g} at T={T} (at T/2: {gaps[len(gaps) // 2]:.2g})"
+    if verdict is Verdict.PASS:
+        name, v, lim = max(checks, key=lambda c: c[1] / c[2] if c[2] > 0 else c[1])
+        reason = (f"identities hold (worst: {name} {v:.2g} <= {lim:.2g}), min y "
+                  f"{float(y.min()):.2g} > 0; product gap {product_gap:.2g} <= 1e-10 at T={T}")
+    elif broken:
+        more = f" and {len(broken) - 2} more" if len(broken) > 2 else ""
+        reason = "identity broken: " + ", ".join(broken[:2]) + more
+    elif verdict is Verdict.FAIL:
+        reason = f"{gap_text} is above 1e-10 and no longer halving"
+    else:
+        reason = f"identities hold, but {gap_text} is above 1e-10 while still halving: T too short"
     return Outcome(
-        verdict=verdict,
+        verdict=verdict, reason=reason,
         measured={"sum_y_error": sum_y, "conservation_residual": conservation,
                   "row_sum_error": row, "aps_residual": aps, "product_gap": product_gap,
                   "y_min": float(y.min()), "y_max": float(y.max()),

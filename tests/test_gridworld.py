@@ -377,6 +377,9 @@ def test_environment_facts_pass_on_the_library():
     per = out.measured["per_env"]
     assert per["v2_fixed"]["free_branch_taken"] == per["v2_fixed"]["free_cell_distinguishable"] > 0
     assert per["v1"]["collisions_penalised"] == per["v1"]["collisions"] > 0
+    assert out.reason and "\n" not in out.reason
+    assert f"in {out.measured['env_steps']} joint steps" in out.reason, out.reason
+    assert "free-cell branch 0 of" in out.reason and "[-1.1, 0]" in out.reason, out.reason
 
 
 @pytest.mark.parametrize("label,env,what", [
@@ -391,6 +394,8 @@ def test_environment_facts_fail_on_planted_wrong_variants(label, env, what):
     out = pe.check_environment_facts({label: env}, num_random=NUM_RANDOM, seed=0)
     assert out.verdict == Verdict.FAIL, what
     assert out.measured["failed"] == [label]
+    assert out.reason.startswith(f"{label}: ") and "\n" not in out.reason, out.reason
+    assert any(ch.isdigit() for ch in out.reason), out.reason      # the count that broke it
 
 
 def test_environment_facts_claim_is_registered():

@@ -19,7 +19,11 @@ def _float64(x64):
 
 
 def test_robustness_known_values_pass_and_planted_wrong_value_fails():
-    assert pg.check_robustness(pg.robustness_cases()).verdict == Verdict.PASS
+    cases = pg.robustness_cases()
+    ok = pg.check_robustness(cases)
+    assert ok.verdict == Verdict.PASS
+    assert "\n" not in ok.reason, ok.reason
+    assert f"all {len(cases)} graphs" in ok.reason, ok.reason
     two_cliques = np.zeros((8, 8), dtype=bool)
     two_cliques[:4, :4] = True
     two_cliques[4:, 4:] = True
@@ -28,11 +32,17 @@ def test_robustness_known_values_pass_and_planted_wrong_value_fails():
     out = pg.check_robustness(planted)
     assert out.verdict == Verdict.FAIL
     assert out.measured["cases"][planted[0][0]]["computed"] == 1
+    assert "\n" not in out.reason, out.reason
+    assert "1 of 1 graphs" in out.reason, out.reason
+    assert "r=1, stated 2" in out.reason, out.reason
 
 
 def test_enumeration_milp_judge_fails_on_a_biased_solver(monkeypatch):
     adjs = [g.complete(5), g.ring(6), g.circulant(5, [-1, -2, -3])]
-    assert pg.check_enumeration_equals_milp(adjs).verdict == Verdict.PASS
+    ok = pg.check_enumeration_equals_milp(adjs)
+    assert ok.verdict == Verdict.PASS
+    assert "\n" not in ok.reason, ok.reason
+    assert "all 3 digraphs" in ok.reason, ok.reason
     real = g.r_robustness
 
     def biased(adj, method="auto", **kw):
@@ -40,27 +50,48 @@ def test_enumeration_milp_judge_fails_on_a_biased_solver(monkeypatch):
         return r + 1 if method == "milp" else r
 
     monkeypatch.setattr(pg.g, "r_robustness", biased)
-    assert pg.check_enumeration_equals_milp(adjs).verdict == Verdict.FAIL
+    bad = pg.check_enumeration_equals_milp(adjs)
+    assert bad.verdict == Verdict.FAIL
+    assert "\n" not in bad.reason, bad.reason
+    assert "3 of 3 digraphs" in bad.reason, bad.reason
+    assert "graph 0, r=3 vs MILP 4" in bad.reason, bad.reason
 
 
 def test_aps_judge_recovers_prescribed_pi_and_fails_on_wrong_pi():
     stack = pg.prescribed_pi_stack(800, seed=3)
     seq = g.explicit(stack)
-    assert pg.check_aps_recovers(seq, 100, pg.PRESCRIBED_PI).verdict == Verdict.PASS
-    assert pg.check_aps_recovers(seq, 100, np.full(6, 1 / 6)).verdict == Verdict.FAIL
+    ok = pg.check_aps_recovers(seq, 100, pg.PRESCRIBED_PI)
+    assert ok.verdict == Verdict.PASS
+    assert "\n" not in ok.reason, ok.reason
+    assert f"{ok.measured['max_abs_error']:.2g} <= 1e-12" in ok.reason, ok.reason
+    assert "t = 0..100" in ok.reason, ok.reason
+    wrong = pg.check_aps_recovers(seq, 100, np.full(6, 1 / 6))
+    assert wrong.verdict == Verdict.FAIL
+    assert "\n" not in wrong.reason, wrong.reason
+    assert f"{wrong.measured['max_abs_error']:.2g} > 1e-12" in wrong.reason, wrong.reason
+    assert "101 of 101 steps" in wrong.reason, wrong.reason
     # planted: one step's matrix uses plain row weights, which do not keep pi
     broken = stack.copy()
     broken[50] = g.row_stochastic(pg.prescribed_pi_subcycles()[1])
-    assert pg.check_aps_recovers(g.explicit(broken), 100, pg.PRESCRIBED_PI).verdict == \
-        Verdict.FAIL
+    planted = pg.check_aps_recovers(g.explicit(broken), 100, pg.PRESCRIBED_PI)
+    assert planted.verdict == Verdict.FAIL
+    assert "\n" not in planted.reason, planted.reason
+    assert f"{planted.measured['max_abs_error']:.2g} > 1e-12" in planted.reason, planted.reason
+    assert "(first t=0)" in planted.reason, planted.reason
 
 
 def test_perron_reference_judge_fails_on_reversed_orientation():
     ref = np.array([3, 4, 4, 4, 2, 2]) / 19
-    assert pg.check_perron_reference(g.row_stochastic(pg.ring_with_chord()), ref).verdict == \
-        Verdict.PASS
+    ok = pg.check_perron_reference(g.row_stochastic(pg.ring_with_chord()), ref)
+    assert ok.verdict == Verdict.PASS
+    assert "\n" not in ok.reason, ok.reason
+    assert f"within {ok.measured['max_abs_error']:.2g} of the reference" in ok.reason, ok.reason
     reversed_w = g.row_stochastic(pg.ring_with_chord().T)     # transposed graph
-    assert pg.check_perron_reference(reversed_w, ref).verdict == Verdict.FAIL
+    bad = pg.check_perron_reference(reversed_w, ref)
+    assert bad.verdict == Verdict.FAIL
+    assert "\n" not in bad.reason, bad.reason
+    assert f"is {bad.measured['max_abs_error']:.2g} from the reference" in bad.reason, bad.reason
+    assert "worst agent" in bad.reason, bad.reason
 
 
 def test_consensus_judge_pass_and_planted_violations():

@@ -416,10 +416,15 @@ def test_push_invariants_pass_and_planted_corruptions():
     tt, y, x = r["theta_tilde"].astype(np.float64), r["y"].astype(np.float64), r["x"]
     ok = ps.check_push_invariants(problem, W, alphas, tt, y, x)
     assert ok.verdict == Verdict.PASS, ok.measured
+    assert "\n" not in ok.reason, ok.reason
+    assert f"product gap {ok.measured['product_gap']:.2g} <= 1e-10 at T=40" in ok.reason, \
+        ok.reason
     # planted: y scaled by 1.01 (sum_y = 1.01 N; theta = theta~/y off by 1%)
     scaled = ps.check_push_invariants(problem, W, alphas, tt, y * 1.01, x)
     assert scaled.verdict == Verdict.FAIL
     assert scaled.measured["sum_y_error"] > 0.05
+    assert "\n" not in scaled.reason, scaled.reason
+    assert f"sum_y error {scaled.measured['sum_y_error']:.2g} >" in scaled.reason, scaled.reason
     # planted: y moved between two agents at one step (sum kept): W~ no longer row-stochastic
     shifted = y.copy()
     shifted[:, 10, 0] += 0.01
@@ -427,12 +432,17 @@ def test_push_invariants_pass_and_planted_corruptions():
     moved = ps.check_push_invariants(problem, W, alphas, tt, shifted, x)
     assert moved.verdict == Verdict.FAIL
     assert moved.measured["sum_y_error"] < 1e-12 and moved.measured["row_sum_error"] > 1e-4
+    assert "\n" not in moved.reason, moved.reason
+    assert f"row sum error {moved.measured['row_sum_error']:.2g} >" in moved.reason, moved.reason
     # planted: theta~ nudged at one step: conservation breaks
     nudged = tt.copy()
     nudged[:, 15, 2, 0] += 1e-6
     cons = ps.check_push_invariants(problem, W, alphas, nudged, y, x)
     assert cons.verdict == Verdict.FAIL
     assert cons.measured["conservation_residual"] > 1e-7
+    assert "\n" not in cons.reason, cons.reason
+    assert f"conservation {cons.measured['conservation_residual']:.2g} >" in cons.reason, \
+        cons.reason
 
 
 def test_push_limit_pass_and_planted_swapped_limits(problem):

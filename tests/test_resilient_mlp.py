@@ -554,7 +554,7 @@ def test_judges_pass_on_planted_orderings_and_fail_when_reversed():
     assert small.verdict == "INCONCLUSIVE"
     assert small.reason.startswith("size rule: too small to decide") and "PASS" in small.reason
     full = rl.judge_h1_beats_h0(good, seeds=5, min_seeds=3)
-    assert full.reason.endswith("0 failed, 0 undecided")
+    assert full.reason.endswith("0 failed, 0 undecided; 5 seeds, alpha 0.05 per check")
 
 
 def test_judges_are_inconclusive_inside_the_seed_noise():

@@ -119,6 +119,8 @@ def check_reduction(dec_arms, ucb_arms, z, xbar, *, tol: float = 1e-9) -> Outcom
             "max_z_minus_xbar": "max over steps, arms and seeds of |z - xbar|",
             "decisions_compared": "decisions compared (seeds x steps)"},
         threshold=f"identical arm sequences and |z - xbar| <= {tol:g}",
+        reason=f"{mismatched} of {np.asarray(dec_arms).shape[0]} seeds pulled a different arm; "
+               f"largest |z - xbar| {gap:.2g} (tolerance {tol:g})",
         size=f"T={np.asarray(dec_arms).shape[1]}, seeds={np.asarray(dec_arms).shape[0]}")
 
 
@@ -149,6 +151,8 @@ def check_invariants(W, diameter, counts, means, max_counts, z, *, tol: float = 
             "m_below_lagged_max": "entries with m_{i,k}(t) < max_j n_{j,k}(t - d), t >= d",
             "diameter": "d, the graph's diameter"},
         threshold=f"|pi^T (z - xbar)| <= {tol:g}; no count violation",
+        reason=f"largest |pi^T (z - xbar)| {weighted:.2g} (tolerance {tol:g}); count "
+               f"violations: {below} n > m, {above} m > max n, {lag} m below the lagged max",
         size=f"N={n.shape[2]}, M={n.shape[3]}, T={n.shape[1] - 1}, seeds={n.shape[0]}")
 
 # ---------------------------------------------------------------------------------------------
@@ -569,15 +573,18 @@ def check_same_page(steps, gaps, constant: float) -> Outcome:
             "constant": "M^2 + (2M - 1) d, the Theorems' bound on the gap",
             "mean_gap_middle": "seed-mean gap over the middle third of the records",
             "mean_gap_last": "over the last third"},
-        threshold="max gap <= M^2 + (2M-1) d (else FAIL); last third <= 1.1 x middle third "
-                  "(PASS, else INCONCLUSIVE)",
+        threshold="max gap <= M^2 + (2M-1) d on every seed (else FAIL: one seed is a "
+                  "counterexample, no error rate); seed-mean gap over the last third <= 1.1 x "
+                  "over the middle third (PASS, else INCONCLUSIVE; a point estimate, no "
+                  "interval)",
         reason=(f"largest gap {worst:.0f} above the bound {constant:g}" if not bounded else
                 f"largest gap {worst:.0f} within the bound {constant:g}, and flat "
                 f"(mean {mid:.2f} -> {last:.2f} over the last two thirds of the records)"
                 if flat else
                 f"largest gap {worst:.0f} within the bound {constant:g} but the mean gap still "
                 f"grows ({mid:.2f} -> {last:.2f} over the last two thirds of the records): a "
-                "longer horizon (--full) decides"),
+                "longer horizon (--full) decides")
+        + f"; {gaps.shape[0]} seeds",
         size=f"T={int(np.asarray(steps)[-1])}, seeds={gaps.shape[0]}")
 
 

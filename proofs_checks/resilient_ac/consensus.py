@@ -182,8 +182,21 @@ def check_graph_facts(cases, *, random_graphs: int = 60, seed: int = 0) -> Outco
     if degree_violations or half_violations:
         failures.append(f"random graphs: {degree_violations} with min in-degree < r (r >= 2), "
                         f"{half_violations} with r > ceil(n/2)")
+    checked = len(cases) + 4
+    if failures:
+        first, row = failures[0], table.get(failures[0], {})
+        if "computed" in row:
+            first += f" (computed {row['computed']}, expected {row['expected']})"
+        elif "outside_in_neighbours" in row:
+            first += (f" (outside in-neighbours {row['outside_in_neighbours']}, "
+                      f"need all < {row['r']})")
+        reason = f"{len(failures)} of {checked} facts failed; first: {first}"
+    else:
+        exp_r = table.get("experiment graph: max r", {}).get("computed")
+        reason = (f"all {checked} facts hold exactly ({len(cases)} listed, 4 digraph families)"
+                  + (f"; experiment graph max r = {exp_r}" if exp_r is not None else ""))
     return Outcome(
-        verdict=Verdict.FAIL if failures else Verdict.PASS,
+        verdict=Verdict.FAIL if failures else Verdict.PASS, reason=reason,
         measured={"facts_failed": len(failures), "facts_checked": len(cases) + 4,
                   "experiment_graph_r": table.get("experiment graph: max r", {}).get("computed"),
                   "cases": table, "in_degree_3_robustness": deg3_values,
@@ -325,9 +338,19 @@ def check_aggregator_identities(aggregators: Mapping[str, Callable], *, num_case
     worst = {name: max(e.values()) for name, e in errs.items()}
     bad = [n for n, w in worst.items() if not w <= tol] + \
         [k for k, w in own.items() if not w <= tol]
+    overall = max(list(worst.values()) + list(own.values()))
+    if bad:
+        parts = [f"{n} ({max(errs[n], key=errs[n].get)} off by {worst[n]:.2g})" if n in errs
+                 else f"W-MSR hand case {n} (off by {own[n]:.2g})" for n in bad]
+        more = f" and {len(parts) - 2} more" if len(parts) > 2 else ""
+        reason = (f"{len(bad)} of {len(worst) + len(own)} checks off by more than {tol:g}: "
+                  f"{'; '.join(parts[:2])}{more}")
+    else:
+        reason = (f"all {len(worst)} aggregators match the reference and identities in "
+                  f"{num_cases} cases (largest deviation {overall:.2g} <= {tol:g})")
     return Outcome(
-        verdict=Verdict.FAIL if bad else Verdict.PASS,
-        measured={"worst_relative_error": max(list(worst.values()) + list(own.values())),
+        verdict=Verdict.FAIL if bad else Verdict.PASS, reason=reason,
+        measured={"worst_relative_error": overall,
                   "aggregators": sorted(aggregators), "cases": num_cases,
                   "per_aggregator": errs, "own_value_cases": own, "failed": bad},
         headline=["worst_relative_error", "cases", "failed"],
@@ -367,6 +390,7 @@ def check_hull_property(aggregators: Mapping[str, Callable], *, num_adversarial:
     rng = np.random.default_rng(seed)
     worst = {name: 0.0 for name in aggregators}
     tried = {name: 0 for name in aggregators}
+    outside = {name: 0 for name in aggregators}
     compiled = {name: _jitted(f) for name, f in aggregators.items()}
     for _ in range(num_cases):
         H = int(rng.integers(1, 4))
@@ -390,19 +414,30 @@ def check_hull_property(aggregators: Mapping[str, Callable], *, num_adversarial:
                 continue
             out = float(f(jnp.asarray(padded), jnp.asarray(mask), H))
             tried[name] += 1
-            worst[name] = max(worst[name], max(lo - out, out - hi, 0.0) / max(1.0, hi - lo))
+            viol = max(lo - out, out - hi, 0.0) / max(1.0, hi - lo)
+            worst[name] = max(worst[name], viol)
+            outside[name] += int(not viol <= tol)
     bad = [n for n, w in worst.items() if not w <= tol]
+    if bad:
+        reason = (", ".join(f"{n} outside the hull in {outside[n]} of {tried[n]} cases"
+                            for n in bad)
+                  + f" (worst {max(worst[n] for n in bad):.2g} > {tol:g}, relative to the range)")
+    else:
+        reason = (f"all {sum(tried.values())} aggregates (over {len(worst)} aggregators) inside "
+                  f"the cooperative hull (largest violation {max(worst.values()):.2g} <= {tol:g})")
     return Outcome(
-        verdict=Verdict.FAIL if bad else Verdict.PASS,
+        verdict=Verdict.FAIL if bad else Verdict.PASS, reason=reason,
         measured={"worst_hull_violation": max(worst.values()), "per_aggregator": worst,
-                  "cases_per_aggregator": tried, "failed": bad},
+                  "cases_per_aggregator": tried, "cases_outside_hull": outside, "failed": bad},
         headline=["worst_hull_violation", "cases_per_aggregator", "failed"],
         descriptions={
             "worst_hull_violation": "largest distance of an aggregate outside [min, max] of the "
                                     "own and cooperative neighbour values, relative to "
                                     "max(1, range)",
             "cases_per_aggregator": "cases judged (trimmed and clipped means only with at "
-                                    "least 2H + 1 values)"},
+                                    "least 2H + 1 values)",
+            "cases_outside_hull": "cases whose aggregate left the hull by more than the "
+                                  "tolerance (0 expected)"},
         threshold=f"violation <= {tol:g} for every aggregator and case",
         size=f"{num_cases} cases, H in 1..3, K in 2..11, "
              f"{'H' if num_adversarial is None else num_adversarial} adversarial values")
@@ -471,8 +506,17 @@ def check_projection_identities(step: Callable, *, num_cases: int = 200, seed: i
             np.abs(new - by_value).max()) / max(1.0, float(np.abs(by_value).max()),
                                                  scale / float(phi @ phi)))
     bad = [k for k, w in worst.items() if not w <= tol * 100]
+    if bad:
+        ranked = sorted(bad, key=lambda k: -worst[k] if worst[k] == worst[k] else -math.inf)
+        more = f" and {len(ranked) - 3} more" if len(ranked) > 3 else ""
+        reason = (f"{len(bad)} of {len(worst)} identities off by more than {tol * 100:g}: "
+                  + ", ".join(f"{k} {worst[k]:.2g}" for k in ranked[:3]) + more)
+    else:
+        top = max(worst, key=worst.get)
+        reason = (f"all {len(worst)} identities hold in {num_cases} cases (largest deviation "
+                  f"{worst[top]:.2g} in {top}, <= {tol * 100:g})")
     return Outcome(
-        verdict=Verdict.FAIL if bad else Verdict.PASS,
+        verdict=Verdict.FAIL if bad else Verdict.PASS, reason=reason,
         measured={"worst": max(worst.values()), **worst, "failed": bad},
         headline=["worst", "prediction_is_wmsr", "parallel"],
         descriptions={
@@ -529,8 +573,16 @@ def check_batch_output_step(step: Callable, *, num_cases: int = 200, seed: int =
         got = np.asarray(step(jnp.asarray(w), jnp.asarray(feats), jnp.asarray(ys), lr))
         batch = max(batch, float(np.abs(got - want).max()) / max(1.0, float(np.abs(w).max())))
     ok = single <= tol and batch <= tol
+    if ok:
+        reason = (f"B = 1 prediction within {single:.2g} of the target and batch step within "
+                  f"{batch:.2g} of the formula in {num_cases} cases (<= {tol:g})")
+    else:
+        parts = ([f"B = 1 prediction off the target by {single:.2g}"] if not single <= tol
+                 else []) + ([f"batch step off the formula by {batch:.2g}"]
+                             if not batch <= tol else [])
+        reason = " and ".join(parts) + f" (relative; tolerance {tol:g}, {num_cases} cases)"
     return Outcome(
-        verdict=Verdict.PASS if ok else Verdict.FAIL,
+        verdict=Verdict.PASS if ok else Verdict.FAIL, reason=reason,
         measured={"single_sample_gap": single, "batch_formula_gap": batch},
         descriptions={
             "single_sample_gap": "B = 1: |prediction after the step - target|, relative to "
@@ -614,6 +666,31 @@ def _run_attacks(adj, H, byz, attackers: Sequence, x0, seeds, T, aggregator="wms
     return np.asarray(res.records, np.float64)
 
 
+def _invariance_reason(runs: Sequence[Mapping], contrast_viol: float | None, tol: float) -> str:
+    """One line on the runs of :func:`check_wmsr_invariance` (rows without the contrast):
+    what broke (hull, contraction, contrast), or the margins when nothing did."""
+    n = len(runs)
+    left = [r["hull_violation"] for r in runs if not r["hull_violation"] <= tol]
+    kept = [r["final_spread_ratio"] for r in runs if not r["final_spread_ratio"] <= 1e-9]
+    contrast_bad = contrast_viol is not None and not contrast_viol > 1.0
+    parts = []
+    if left:
+        parts.append(f"{len(left)} of {n} runs leave the hull (by up to {max(left):.2g} > "
+                     f"{tol:g})")
+    if kept:
+        parts.append(f"{len(kept)} of {n} runs keep spread(T)/spread(0) above 1e-9 (up to "
+                     f"{max(kept):.2g})")
+    if contrast_bad:
+        parts.append(f"the contrast run stays within {contrast_viol:.2g} of the hull (needs > 1)")
+    if parts:
+        return "; ".join(parts)
+    worst_v = max(r["hull_violation"] for r in runs)
+    worst_f = max(r["final_spread_ratio"] for r in runs)
+    return (f"all {n} runs inside the hull (max violation {worst_v:.2g}), spread(T)/spread(0) "
+            f"<= {worst_f:.2g}" + ("" if contrast_viol is None else
+                                   f"; the contrast leaves the hull by {contrast_viol:.2g}"))
+
+
 def check_wmsr_invariance(cases, attackers: Mapping[str, object], *, seeds: Sequence[int],
                           num_steps: int, contrast=None, dim: int = 1, seed: int = 0,
                           tol: float = TOL, aggregator="wmsr") -> Outcome:
@@ -663,8 +740,10 @@ def check_wmsr_invariance(cases, attackers: Mapping[str, object], *, seeds: Sequ
     worst_v = max(r["hull_violation"] for k, r in rows.items() if not k.startswith("contrast"))
     worst_f = max(r["final_spread_ratio"] for r in rows.values() if "final_spread_ratio" in r)
     rates = [r["spread_rate"] for r in rows.values() if r.get("spread_rate") is not None]
+    reason = _invariance_reason([r for k, r in rows.items() if not k.startswith("contrast")],
+                                contrast_viol, tol)
     return Outcome(
-        verdict=Verdict.FAIL if bad else Verdict.PASS,
+        verdict=Verdict.FAIL if bad else Verdict.PASS, reason=reason,
         measured={"worst_hull_violation": worst_v, "worst_final_spread_ratio": worst_f,
                   "contrast_hull_violation": contrast_viol,
                   "slowest_spread_rate": max(rates) if rates else None,
@@ -708,8 +787,10 @@ def _wmsr_invariance(ctx: CheckContext) -> Outcome:
                                    num_steps=T, dim=3, seed=ctx.base_seed + 1)
     verdict = combine_verdicts([scalar.verdict, vector.verdict])
     m = scalar.measured
+    runs = [r for k, r in m["runs"].items() if not k.startswith("contrast")] + \
+        list(vector.measured["runs"].values())
     return Outcome(
-        verdict=verdict,
+        verdict=verdict, reason=_invariance_reason(runs, m["contrast_hull_violation"], TOL),
         measured={"worst_hull_violation": max(m["worst_hull_violation"],
                                               vector.measured["worst_hull_violation"]),
                   "worst_final_spread_ratio": max(m["worst_final_spread_ratio"],
@@ -771,8 +852,20 @@ def check_average_captured(adj, byz, value: float, *, seeds, num_steps: int, see
     captured = final <= tol
     verdict = Verdict.PASS if captured and rate_ok else Verdict.FAIL if not captured else \
         Verdict.INCONCLUSIVE
+    if not captured:
+        reason = (f"not captured: cooperative values still {final:.2g} (relative) from c = "
+                  f"{value:.3g} at T (tolerance {tol:g})")
+    elif rate is None:
+        reason = (f"captured (relative error {final:.2g} <= {tol:g}) but only {span} steps above "
+                  "the floor: too few to fit the rate")
+    elif rate_ok:
+        reason = (f"captured: relative error {final:.2g} <= {tol:g} at T; fitted rate "
+                  f"{rate:.4g} matches rho(W_cc) = {rho:.4g} (gap {abs(rate - rho):.2g} <= 1e-3)")
+    else:
+        reason = (f"captured (relative error {final:.2g} <= {tol:g}) but fitted rate {rate:.4g} "
+                  f"differs from rho(W_cc) = {rho:.4g} by {abs(rate - rho):.2g} > 1e-3")
     return Outcome(
-        verdict=verdict,
+        verdict=verdict, reason=reason,
         measured={"final_relative_error": final, "fitted_rate": rate, "rho_W_cc": rho,
                   "attack_value": value},
         descriptions={
@@ -836,11 +929,23 @@ def check_necessity(adj, x0, H: int, *, num_steps: int, consensus_graphs, seeds,
                          "robustness": g.r_robustness(other)}
     frozen = change == 0.0
     agree = all(s["final_spread_ratio"] <= 1e-9 for s in spreads.values())
+    worst = max(s["final_spread_ratio"] for s in spreads.values())
+    if frozen and agree and r < 2:
+        names = list(spreads)
+        names = ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else names[0]
+        reason = (f"the {r}-robust two-cluster graph never moves (max change {change:g}); "
+                  f"on {names} spread(T)/spread(0) <= {worst:.2g}")
+    else:
+        apart = sum(not s["final_spread_ratio"] <= 1e-9 for s in spreads.values())
+        parts = ([] if r < 2 else [f"the test graph is {r}-robust (needs < 2)"]) + \
+            ([] if frozen else [f"values moved by up to {change:.2g} (0 expected)"]) + \
+            ([] if agree else [f"{apart} of {len(spreads)} robust graphs keep spread(T)/"
+                               f"spread(0) above 1e-9 (worst {worst:.2g})"])
+        reason = "; ".join(parts)
     return Outcome(
-        verdict=Verdict.PASS if frozen and agree and r < 2 else Verdict.FAIL,
+        verdict=Verdict.PASS if frozen and agree and r < 2 else Verdict.FAIL, reason=reason,
         measured={"max_change": change, "two_cluster_robustness": r,
-                  "worst_consensus_spread_ratio": max(s["final_spread_ratio"]
-                                                      for s in spreads.values()),
+                  "worst_consensus_spread_ratio": worst,
                   "consensus_graphs": spreads},
         headline=["max_change", "two_cluster_robustness", "worst_consensus_spread_ratio"],
         descriptions={

@@ -209,6 +209,8 @@ def check_environment_facts(envs: Mapping[str, GridWorld] | None = None, *,
     measured: dict[str, Any] = {}
     failures: list[str] = []
     verdicts: list[Verdict] = []
+    problems: dict[str, list[str]] = {}     # label -> what broke, for the reason
+    unpowered: dict[str, str] = {}          # label -> the needed case that never occurred
     steps = 0
     for label, env in envs.items():
         doc = DOCUMENTED[label]
@@ -230,6 +232,8 @@ def check_environment_facts(envs: Mapping[str, GridWorld] | None = None, *,
             "reward_min": float(rewards.min()), "reward_max": float(rewards.max()),
         }
         bad = row["encoding_mismatches"] + row["reward_mismatches"]
+        what = [f"{row[k]} {k.replace('_', ' ')}" for k in ("encoding_mismatches",
+                                                             "reward_mismatches") if row[k]]
         occupied, stayed = ref["occupied"], ref["stayed_on_target"]
         dist, dist_next = ref["dist"], ref["dist_next"]
         if doc["rule"] == "v1":
@@ -244,6 +248,16 @@ def check_environment_facts(envs: Mapping[str, GridWorld] | None = None, *,
             bad += int(row["collisions_penalised"] != row["collisions"])
             bad += int(not row["ends_reached"])
             power = row["collisions"] > 0
+            if row["range_violations"]:
+                what.append(f"{row['range_violations']} rewards outside [-1.1, 0]")
+            if row["collisions_penalised"] != row["collisions"]:
+                what.append(f"{row['collisions'] - row['collisions_penalised']} of "
+                            f"{row['collisions']} collisions unpenalised")
+            if not row["ends_reached"]:
+                what.append(f"reward range [{row['reward_min']:.3g}, {row['reward_max']:.3g}] "
+                            "misses an end of [-1.1, 0]")
+            if not power:
+                unpowered[label] = "no collision occurred"
         else:
             fallback = np.where(stayed, 0, -dist - 1) / doc["scale"]
             free_value = -dist_next / doc["scale"]
@@ -260,15 +274,35 @@ def check_environment_facts(envs: Mapping[str, GridWorld] | None = None, *,
                     (np.abs(rewards + (dist + 1) / doc["scale"]) <= tol)
                 row["outside_set"] = int((~in_set).sum())
                 bad += row["free_branch_taken"] + row["outside_set"]
+                if row["free_branch_taken"]:
+                    what.append(f"free-cell branch taken {row['free_branch_taken']} of "
+                                f"{row['free_cell_distinguishable']} times")
+                if row["outside_set"]:
+                    what.append(f"{row['outside_set']} rewards outside {{0}} U {{-(d+1)/5}}")
             else:
                 bad += row["free_cell_distinguishable"] - row["free_branch_taken"]
                 bad += row["collision_penalty_cases"] - row["collisions_penalised"]
+                if row["free_cell_distinguishable"] != row["free_branch_taken"]:
+                    what.append(f"free-cell branch missed "
+                                f"{row['free_cell_distinguishable'] - row['free_branch_taken']} "
+                                f"of {row['free_cell_distinguishable']} times")
+                if row["collision_penalty_cases"] != row["collisions_penalised"]:
+                    what.append(f"{row['collision_penalty_cases'] - row['collisions_penalised']} "
+                                f"of {row['collision_penalty_cases']} collisions unpenalised")
             power = row["free_cell_distinguishable"] > 0 and row["collision_penalty_cases"] > 0
+            if not power:
+                unpowered[label] = ("no distinguishable free cell"
+                                    if not row["free_cell_distinguishable"] else
+                                    "no collision to penalise")
         norm = _normalization(env, doc["size"])
         row["norm_max_abs_mean"] = norm["max_abs_mean"]
         row["norm_max_abs_std_minus_1"] = norm["max_abs_std_minus_1"]
-        norm_bad = max(norm["max_abs_mean"], norm["max_abs_std_minus_1"]) > tol
+        norm_err = max(norm["max_abs_mean"], norm["max_abs_std_minus_1"])
+        norm_bad = norm_err > tol
         bad += int(norm_bad)
+        if norm_bad:
+            what.append(f"normalization off by {norm_err:.2g} (> {tol:.2g})")
+        problems[label] = what
         row["tolerance"] = tol
         measured[label] = row
         if bad:
@@ -286,8 +320,23 @@ def check_environment_facts(envs: Mapping[str, GridWorld] | None = None, *,
                             if "v1" in measured else None),
         "env_steps": steps,
     }
+    if verdict is Verdict.FAIL:
+        reason = "; ".join(f"{label}: " + (", ".join(problems[label][:3]) or "facts violated")
+                           for label in failures)
+    elif verdict is Verdict.INCONCLUSIVE:
+        reason = "no mismatch, but " + "; ".join(f"{label}: {why}"
+                                                 for label, why in unpowered.items())
+    else:
+        reason = f"{len(envs)} environments match the documented rules in {steps} joint steps"
+        if "v2_as_coded" in measured:
+            row = measured["v2_as_coded"]
+            reason += (f"; v2 as coded: free-cell branch {row['free_branch_taken']} of "
+                       f"{row['free_cell_distinguishable']} times")
+        if "v1" in measured:
+            reason += (f"; v1 rewards in [{measured['v1']['reward_min']:.3g}, "
+                       f"{measured['v1']['reward_max']:.3g}]")
     return Outcome(
-        verdict=verdict,
+        verdict=verdict, reason=reason,
         measured={**summary, "failed": failures, "per_env": measured},
         headline=["labels_failed", "v2_as_coded_free_branch_taken", "v1_reward_range"],
         descriptions={

@@ -194,14 +194,20 @@ def _outcome(checks: dict, gate: str | None, measured: dict, descriptions: dict,
                     "failed": "checks whose interval lies wholly on the wrong side",
                     "undecided": "checks whose interval straddles the threshold (inside the "
                                  "seed noise)"}
+    seeds = max((c["seeds"] for c in checks.values()), default=0)
+    measured["alpha_per_check"] = round(1.0 - CONFIDENCE, 6)
+    descriptions["alpha_per_check"] = ("error rate of each check's interval (one look on a "
+                                       "fixed seed count: the budget of these runs is episodes "
+                                       "of an expensive training run, not cheap seeds)")
+    stated = f"; {seeds} seeds, alpha {1.0 - CONFIDENCE:g} per check" if checks else ""
     if gate is not None:
         reading = combine_verdicts(verdicts).value if verdicts else "no check"
         reason = (f"size rule: {gate}; the checks alone would read {reading}, which this size "
-                  "cannot support")
+                  "cannot support" + stated)
     else:
         n_fail, n_open = len(measured["failed"]), len(measured["undecided"])
         reason = (f"{len(checks)} interval checks: {n_fail} failed, {n_open} undecided"
-                  if checks else "no check applies")
+                  if checks else "no check applies") + stated
     return Outcome(verdict, measured, threshold + _RULE, details=gate or "", size=size,
                    headline=list(measured)[:3], descriptions=descriptions, reason=reason)
 

@@ -439,13 +439,14 @@ def check_bounded_estimates(runs: Mapping, setup: FixedPolicySetup, *, which: st
         if v is Verdict.FAIL:
             failed.append(label)
     what = "team-reward estimates rbar(s, a; lambda^i)" if idx else "critic values V(s; v^i)"
+    seeds = int(next(iter(runs.values()))["window"][0][idx].shape[0])
     undecided = [lab for lab, r in rows.items() if r["verdict"] == "INCONCLUSIVE"]
     reason = (f"{len(failed)} of {len(rows)} runs outside the band beyond the tolerance"
               + (f" ({', '.join(failed)})" if failed else "")
               + (f", {len(undecided)} undecided" if undecided else "")
               + (f" ({', '.join(undecided)})" if 0 < len(undecided) <= 3 else "")
               + f"; worst interval end {100 * worst_band:.2f} % of the range outside the band "
-                f"(tolerance {100 * tol:g} %)")
+                f"(tolerance {100 * tol:g} %); {seeds} seeds, alpha 0.05 per entry")
     return Outcome(
         verdict=combine_verdicts(verdicts), reason=reason,
         measured={"worst_excess_upper": worst_band, "worst_spread_ci_upper": worst_spread,
@@ -456,7 +457,8 @@ def check_bounded_estimates(runs: Mapping, setup: FixedPolicySetup, *, which: st
                   "band_width_min": float(np.min(band[1] - band[0])),
                   "worst_case_band_widening_max": float(np.max(np.maximum(
                       worst[1] - hull[1], hull[0] - worst[0]))),
-                  "variant": variant, "runs": rows, "failed": failed},
+                  "variant": variant, "runs": rows, "failed": failed, "seeds": seeds,
+                  "alpha_per_entry": 0.05},
         headline=["worst_excess_upper", "worst_spread_ci_upper", "identical_deviation_upper"],
         descriptions={
             "worst_excess_upper": f"max over graphs and attacks of the largest distance of a "
@@ -477,6 +479,12 @@ def check_bounded_estimates(runs: Mapping, setup: FixedPolicySetup, *, which: st
             "approx_error_max": "max over (s, a) (states) of the approximation error: max over "
                                 "cooperative j of |fit of r^j - r^j| (|phi^T v^j_TD - V^j|)",
             "band_width_min": "narrowest band (hull + approximation error)",
+            "seeds": "seeds per run (a fixed count: the verdict is limited by the transient, "
+                     "the drift between the last two windows, not by seeds)",
+            "alpha_per_entry": "error rate of each entry's Student-t interval. A PASS needs "
+                               "every entry inside (an intersection-union test: its error "
+                               "rate stays 0.05 uncorrected); a FAIL needs one entry beyond "
+                               "tolerance + drift, uncorrected for the number of entries",
             "worst_case_band_widening_max": "how far the worst-case band reaches beyond the "
                                             "hull (reported, not judged)"},
         threshold=f"per graph and attack: every 95% interval end of the seed-mean estimates "
