@@ -582,8 +582,8 @@ def check_same_page(steps, gaps, constant: float) -> Outcome:
                 f"(mean {mid:.2f} -> {last:.2f} over the last two thirds of the records)"
                 if flat else
                 f"largest gap {worst:.0f} within the bound {constant:g} but the mean gap still "
-                f"grows ({mid:.2f} -> {last:.2f} over the last two thirds of the records): a "
-                "longer horizon (--full) decides")
+                f"grows ({mid:.2f} -> {last:.2f} over the last two thirds of the records): "
+                "undecided at this horizon")
         + f"; {gaps.shape[0]} seeds",
         size=f"T={int(np.asarray(steps)[-1])}, seeds={gaps.shape[0]}")
 
