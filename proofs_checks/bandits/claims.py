@@ -147,12 +147,13 @@ def _invariants(ctx: CheckContext) -> Outcome:
         outs.append(check_invariants(np.asarray(pol.graphs.at(0)), g.diameter(adj), st.counts,
                                      st.means, st.max_counts, st.z))
     verdict = combine_verdicts([o.verdict for o in outs])
+    violations = sum(o.measured[k] for o in outs for k in
+                     ("n_above_m", "m_above_max_n", "m_below_lagged_max"))
     return Outcome(
         verdict=verdict,
         measured={"metropolis_sum_gap": outs[0].measured["pi_weighted_gap"],
                   "flocking_pi_gap": outs[1].measured["pi_weighted_gap"],
-                  "count_violations": sum(o.measured[k] for o in outs for k in
-                                          ("n_above_m", "m_above_max_n", "m_below_lagged_max")),
+                  "count_violations": violations,
                   "undirected": outs[0].measured, "strongly": outs[1].measured},
         headline=["metropolis_sum_gap", "flocking_pi_gap", "count_violations"],
         descriptions={"metropolis_sum_gap": "undirected graph, Metropolis W (pi = 1/N): max "
@@ -161,6 +162,9 @@ def _invariants(ctx: CheckContext) -> Outcome:
                                          "|pi^T (z - xbar)|",
                       "count_violations": "entries breaking n <= m <= max n or the lagged bound"},
         threshold=outs[0].threshold,
+        reason=f"largest |pi^T (z - xbar)| {outs[0].measured['pi_weighted_gap']:.2g} "
+               f"(Metropolis) and {outs[1].measured['pi_weighted_gap']:.2g} (flocking), "
+               f"tolerance 1e-09; {violations} count violations",
         size=f"the first version's undirected and strongly connected graphs; {outs[0].size}")
 
 
