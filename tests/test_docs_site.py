@@ -24,8 +24,8 @@ NOT_RUN = "<!-- not run -->"
 # Pages whose blocks run in their own test file (they build on the whole page, and time it).
 RUN_ELSEWHERE = {"tutorials/add_algorithm.md"}
 API_PACKAGES = ["graphs", "runner", "consensus", "consensus_sa", "push_sum", "bandits",
-                "resilient_ac", "resilient_ac.linear", "resilient_ac.learning", "schedules",
-                "verify", "datasets", "results", "hypotheses", "markov", "devices"]
+                "optimization", "resilient_ac", "resilient_ac.linear", "resilient_ac.learning",
+                "schedules", "verify", "datasets", "results", "hypotheses", "markov", "devices"]
 
 _FENCE = re.compile(r"^```(\w*)[^\n]*\n(.*?)^```\s*$", re.MULTILINE | re.DOTALL)
 _LINK = re.compile(r"!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")

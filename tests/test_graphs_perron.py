@@ -321,3 +321,21 @@ def test_aps_bad_arguments():
         g.absolute_probability_sequence(np.ones((2, 2, 4, 4)) / 4, 1)
     with pytest.raises(ValueError, match="NaN"):
         g.absolute_probability_sequence(np.full((4, 4), np.nan), 1)
+
+
+def test_right_perron_vector_is_the_fixed_point_of_push_mixing():
+    import scipy.sparse as sp
+
+    adj = g.add_self_loops(g.from_edges(5, [(0, 1), (1, 2), (2, 3), (3, 4), (4, 0), (1, 3)]))
+    C = g.column_stochastic(adj)
+    v = g.right_perron_vector(C)
+    np.testing.assert_allclose(C @ v, v, atol=1e-15)
+    assert v.sum() == pytest.approx(1.0) and v.min() > 0
+    # push-sum: repeated pushes of any x tend to v (1^T x)
+    x = np.arange(5.0)
+    for _ in range(400):
+        x = C @ x
+    np.testing.assert_allclose(x, v * 10.0, atol=1e-10)
+    np.testing.assert_allclose(g.right_perron_vector(sp.csr_array(C)), v, atol=1e-14)
+    with pytest.raises(ValueError, match="C must be column-stochastic"):
+        g.right_perron_vector(g.row_stochastic(adj))

@@ -52,7 +52,13 @@ from .constructors import (
     random_edge_drops,
     static,
 )
-from .perron import APSResult, absolute_probability_sequence, closed_classes, perron_vector
+from .perron import (
+    APSResult,
+    absolute_probability_sequence,
+    closed_classes,
+    perron_vector,
+    right_perron_vector,
+)
 from .random_graphs import erdos_renyi, random_geometric, random_regular
 from .robustness import is_r_robust, is_rs_robust, r_robustness, robustness_witness
 from .sequences import GraphSequence
@@ -94,7 +100,7 @@ __all__ = [
     "is_r_robust", "is_row_stochastic", "is_rs_robust", "is_strongly_connected", "masked_max",
     "metropolis", "min_positive_weight", "mix", "one_peer_exponential", "path", "periodic",
     "perron_vector", "prescribed_pi_weights", "r_robustness", "random_edge_drops",
-    "random_geometric", "random_regular",
+    "random_geometric", "random_regular", "right_perron_vector",
     "read_adjlist", "replace_sender_messages", "require_stochastic",
     "require_stochastic_sequence", "ring", "robustness_witness", "row_stochastic",
     "sequence_stochasticity_failure", "star", "static", "stochasticity_violations",

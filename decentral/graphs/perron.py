@@ -32,7 +32,8 @@ from .checks import _sparse_weights
 from .sequences import GraphSequence
 from .weights import DEFAULT_TOL, effective_tolerance, require_stochastic
 
-__all__ = ["perron_vector", "absolute_probability_sequence", "APSResult", "closed_classes"]
+__all__ = ["perron_vector", "right_perron_vector", "absolute_probability_sequence", "APSResult",
+           "closed_classes"]
 
 
 #: A closed class of a scipy sparse W with at most this many agents is solved like a dense one
@@ -245,6 +246,31 @@ def perron_vector(W, *, tol: float | None = None) -> np.ndarray:
     pi = np.zeros(w.shape[0])
     pi[closed] = _stationary_gth(w[np.ix_(closed, closed)])
     return pi.astype(w.dtype)
+
+
+def right_perron_vector(C, *, tol: float | None = None) -> np.ndarray:
+    """Normalised right Perron vector v of a column-stochastic C: ``C v = v``, ``Σ v = 1``.
+
+    The fixed point of push-sum mixing ``x <- C x`` (``C[i, j]`` the share agent j sends to
+    agent i): repeated pushes of any ``x`` tend to ``v (1ᵀ x)``. Since ``Cᵀ`` is
+    row-stochastic, v is the left Perron vector of ``Cᵀ`` (:func:`perron_vector`, same
+    uniqueness rule: exactly one closed class of ``Cᵀ``'s chain, i.e. one group of agents that
+    sends to nobody outside it; positive everywhere for a strongly connected graph), with the
+    column sums checked here under C's own name.
+
+    Args:
+        C: column-stochastic ``[n, n]`` (columns sum to 1), a numpy array or a scipy sparse
+            matrix.
+        tol: column-sum tolerance (default as in :func:`perron_vector`).
+
+    Example:
+        >>> C = np.array([[0.5, 0.25], [0.5, 0.75]])     # columns sum to 1
+        >>> right_perron_vector(C)                         # C v = v: (1/3, 2/3)
+        array([0.33333333, 0.66666667])
+    """
+    c = require_stochastic(C, "column", name="C") if tol is None else \
+        require_stochastic(C, "column", name="C", tol=tol)
+    return perron_vector(c.T, tol=tol)
 
 
 class APSResult(NamedTuple):
