@@ -124,6 +124,14 @@ def test_same_page_judge():
     growing = np.tile(np.linspace(1, 8, 15), (10, 1))
     assert pb.check_same_page(steps, growing, 69).verdict == Verdict.INCONCLUSIVE
     assert pb.check_same_page(steps, flat + 70, 69).verdict == Verdict.FAIL
+    # noisy gaps whose last third is 1.1 x the middle on average: the interval decides nothing
+    rng = np.random.default_rng(6)
+    edge = np.concatenate([np.full((30, 5), 3.0), np.full((30, 5), 3.0),
+                           np.full((30, 5), 3.3)], axis=1) + rng.normal(0, 1.0, (30, 15))
+    out = pb.check_same_page(steps, edge, 69)
+    assert out.verdict == Verdict.INCONCLUSIVE and out.measured["alpha"] == 0.05
+    lo, hi = out.measured["growth_ci"]
+    assert lo < 0 < hi and "30 seeds, alpha 0.05" in out.reason
 
 
 def test_correlated_judge():
