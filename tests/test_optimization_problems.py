@@ -188,6 +188,9 @@ def test_other_bad_input():
         random_quadratic(3, 2, strong_convexity=2.0, smoothness=1.0)
     with pytest.raises(ValueError, match="heterogeneity"):
         random_quadratic(3, 2, heterogeneity=-1.0)
+    with pytest.raises(ValueError, match="num_agents = 1"):
+        random_quadratic(1, 2, heterogeneity=1.0)
+    assert random_quadratic(1, 2, heterogeneity=0.0).heterogeneity <= 1e-20
     A, t, mask = split_rows(np.ones((4, 2)), np.array([1.0, -1, 1, -1]), 2)
     with pytest.raises(ValueError, match="regularization"):
         logistic_regression(A, t, mask, regularization=0.0)

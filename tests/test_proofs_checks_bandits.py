@@ -252,6 +252,12 @@ def test_theorem_bound_judge():
     assert judge(bound, only_L).vacuous
     # bounds above the largest possible regret t * max_gap everywhere: no evidence
     assert judge(np.full((4, 3), 2e4), dom).vacuous
+    # an infinite bound (d or L infinite) holds on every seed: counted, not judged
+    part = bound.copy()
+    part[0, 2] = np.inf
+    out = judge(part, dom)
+    assert out.verdict == Verdict.PASS and out.measured["trivially_held"] == 9
+    assert judge(np.full((4, 3), np.inf), dom).vacuous
     with pytest.raises(ValueError, match="value_range"):        # a regret above gap * t
         pb.check_theorem_bound(steps, lambda k: paths[:30], bound, dom, gap / 100, batch=30,
                                max_seeds=30)

@@ -197,11 +197,13 @@ def test_no_convergence_pass_and_planted_a6_holds(epochs, noise_free):
     # The common problem with Wa == Wb still moves ~0.2 separation between the last two epoch
     # ends at 2^12 (Markov noise ~ sqrt(alpha_t)): INCONCLUSIVE. The noise-free tables settle.
     # planted: A6 holds (Wa == Wb), the iterates converge -> FAIL
-    _, settled, _ = cs.run_epochs(noise_free, Wa, Wa, 2 ** 10, range(2))
+    # (300 seeds: below that no upper end is trusted, so a FAIL cannot be decided)
+    _, settled, _ = cs.run_epochs(noise_free, Wa, Wa, 2 ** 10, range(300))
     bad = cs.check_no_convergence(settled, ta, tb)
     assert bad.verdict == Verdict.FAIL, bad.measured
+    assert cs.check_no_convergence(settled[:299], ta, tb).verdict == Verdict.INCONCLUSIVE
     # control: the same noise-free tables with the switching weights keep moving -> PASS
-    _, moving, _ = cs.run_epochs(noise_free, Wa, Wb, 2 ** 10, range(2))
+    _, moving, _ = cs.run_epochs(noise_free, Wa, Wb, 2 ** 10, range(300))
     assert cs.check_no_convergence(moving, ta, tb).verdict == Verdict.PASS
 
 

@@ -252,7 +252,8 @@ def right_perron_vector(C, *, tol: float | None = None) -> np.ndarray:
     """Normalised right Perron vector v of a column-stochastic C: ``C v = v``, ``Σ v = 1``.
 
     The fixed point of push-sum mixing ``x <- C x`` (``C[i, j]`` the share agent j sends to
-    agent i): repeated pushes of any ``x`` tend to ``v (1ᵀ x)``. Since ``Cᵀ`` is
+    agent i): for a primitive C (strongly connected with a self-loop, say) repeated pushes of
+    any ``x`` tend to ``v (1ᵀ x)``; a periodic C only cycles around it. Since ``Cᵀ`` is
     row-stochastic, v is the left Perron vector of ``Cᵀ`` (:func:`perron_vector`, same
     uniqueness rule: exactly one closed class of ``Cᵀ``'s chain, i.e. one group of agents that
     sends to nobody outside it; positive everywhere for a strongly connected graph), with the

@@ -218,17 +218,21 @@ def quadratic(A, b, offsets=None, *, name: str = "quadratic") -> QuadraticProble
 def random_quadratic(num_agents: int, dim: int, *, strong_convexity: float = 1.0,
                      smoothness: float = 10.0, heterogeneity: float = 1.0,
                      seed: int = 0) -> QuadraticProblem:
-    """A random strongly convex quadratic with prescribed constants.
+    """A random strongly convex quadratic whose constants lie within given bounds.
 
     ``A_i = Q_i diag(lambda_i) Q_i^T`` with ``Q_i`` a random rotation and ``lambda_i ~
-    U[mu, L]`` (so every ``f_i`` is ``mu``-strongly convex and ``L``-smooth); ``b_i = A_i x0 +
+    U[mu, L]``, so every ``f_i`` is ``mu``-strongly convex and ``L``-smooth; the problem's own
+    constants (``strong_convexity`` of the average, ``smoothness``) are computed from the
+    drawn ``A_i`` and lie inside ``[mu, L]``, usually well inside (averaging rotated spectra
+    narrows them). ``b_i = A_i x0 +
     s d_i`` with ``x0, d_i`` standard normal, ``d_i`` centred over agents, so ``x* = x0``
     exactly and ``zeta^2 = s^2 (1/N) sum_i ||d_i||^2``; ``s`` is set so that ``zeta^2`` equals
     ``heterogeneity`` (0: every agent has the same minimizer).
 
     Raises:
-        ValueError: a count below 1, ``0 < strong_convexity <= smoothness`` violated, or a
-            negative ``heterogeneity``.
+        ValueError: a count below 1, ``0 < strong_convexity <= smoothness`` violated, a
+            negative ``heterogeneity``, or a positive one with a single agent (one agent's
+            gradient vanishes at its own minimizer).
     """
     N = check_int(num_agents, "num_agents")
     d = check_int(dim, "dim")
@@ -240,6 +244,9 @@ def random_quadratic(num_agents: int, dim: int, *, strong_convexity: float = 1.0
     if not (0.0 <= zeta2 < np.inf):
         raise ValueError(f"heterogeneity (zeta^2) must be finite and >= 0; got "
                          f"{heterogeneity!r}.")
+    if N == 1 and zeta2 > 0:
+        raise ValueError("heterogeneity must be 0 with num_agents = 1: a single agent's "
+                         "gradient vanishes at the minimizer.")
     rng = np.random.default_rng(check_int(seed, "seed", minimum=0))
     Q = np.linalg.qr(rng.standard_normal((N, d, d)))[0]
     lam = rng.uniform(mu, L, size=(N, d))
@@ -335,7 +342,8 @@ def logistic_regression(features, labels, mask=None, *, regularization: float = 
 
     Constants: ``mu = lambda``; ``L_i = sigma_max(A_i)^2 / (4 m_i) + lambda`` (the logistic
     curvature is at most 1/4). The optimum is found by damped Newton in float64 on ``F``
-    until ``||grad F(x*)|| <= 1e-13 max(1, ||grad F(0)||)``.
+    until ``||grad F(x*)|| <= 1e-13 max(1, ||grad F(0)||)`` (accepted up to 10 times that
+    when the last steps stall at round-off).
 
     Args:
         features, labels, mask: ``[N, m, d]``, ``[N, m]`` (+-1 on real rows), ``[N, m]``, as

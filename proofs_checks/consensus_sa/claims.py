@@ -49,7 +49,7 @@ from decentral.verify import (
     sequential_means,
     top_share,
 )
-from decentral.verify.sequential import HEAVY_TAIL_RATIO
+from decentral.verify.sequential import HEAVY_TAIL_RATIO, TAIL_MIN_SEEDS
 from decentral.verify.stats import clt_ci, geometric_rate, loglog_slope
 from proofs_checks.consensus_sa.setups import (
     chord_weights,
@@ -402,6 +402,8 @@ def check_limit_point(problem, seq, params, num_steps, claimed_pi, rival_pi, *, 
               f"{measured['error_to_rival'] / d2:.2g} d^2 (CI lower "
               f"{measured['error_to_rival_ci'][0] / d2:.2g} d^2), {measured['seeds_used']} "
               f"seeds, alpha 0.05")
+    if verdict is Verdict.INCONCLUSIVE and "tail_note" in measured:
+        reason += f"; {measured['tail_note']}"
     if with_oracle:
         reason += f"; exact vs Monte Carlo {measured['mc_agreement']}"
     return Outcome(
@@ -513,9 +515,10 @@ def check_consensus_without_a6(at, max_dev, separation: float) -> Outcome:
                       "limit_separation": "||theta*_pi_a - theta*_pi_b|| (units of theta)"},
         threshold="PASS: slope CI upper < 0 and final deviation <= 0.05 separation; FAIL: "
                   "slope CI lower >= -1e-9",
-        reason=f"consensus error falls with slope {fit.slope:.2g} (CI [{fit.lo:.2g}, "
-               f"{fit.hi:.2g}]) to {final / separation:.2g} of the limits' separation at T "
-               f"(at most 0.05); {max_dev.shape[0]} seeds",
+        reason=(f"consensus error slope {fit.slope:.2g} (CI [{fit.lo:.2g}, {fit.hi:.2g}]; "
+                + ("falling" if fit.hi < 0 else "not falling" if fit.lo >= -1e-9 else
+                   "undecided") + f"), {final / separation:.2g} of the limits' separation at T "
+                f"(PASS needs at most 0.05); {max_dev.shape[0]} seeds"),
         size=f"T={int(at[-1])}, seeds={max_dev.shape[0]}")
 
 
@@ -524,20 +527,24 @@ def check_no_convergence(avg, target_a, target_b) -> Outcome:
     Per seed, m = ||<theta> at the end of the last epoch - <theta> at the end of the one
     before|| (one epoch of each matrix); PASS: CI lower of mean m >= 0.25 ||theta*_a -
     theta*_b||; FAIL: CI upper <= 0.05 of it (the iterates settled). One look at alpha 0.05
-    (Student-t interval); where the top 1 % of seeds carry more than ``HEAVY_TAIL_RATIO`` times
-    the exponential reference's share, the lower end is the empirical-Bernstein one of
-    min(m, separation) instead and no upper end is claimed."""
+    (Student-t interval); below ``TAIL_MIN_SEEDS`` seeds, or where the top 1 % of seeds carry
+    more than ``HEAVY_TAIL_RATIO`` times the exponential reference's share, the lower end is the
+    empirical-Bernstein one of min(m, separation) instead and no upper end is claimed (so a
+    FAIL needs at least ``TAIL_MIN_SEEDS`` seeds)."""
     sep = float(np.linalg.norm(target_a - target_b))
     move = np.linalg.norm(avg[:, -1] - avg[:, -2], axis=-1)
     m, lo, hi = clt_ci(move)
     to_a = np.linalg.norm(avg[:, -2:] - target_a, axis=-1).mean(0)
     to_b = np.linalg.norm(avg[:, -2:] - target_b, axis=-1).mean(0)
-    # fixed seed count, one look: the fixed-sample interval, unless the tail diagnostic says a
-    # CLT interval is not fit for these per-seed moves; then the interval of min(move, sep) on
-    # [0, sep] (empirical Bernstein, no tail assumption) bounds the mean from below instead
+    # fixed seed count, one look: the fixed-sample interval, unless it cannot be trusted (the
+    # rule of decentral.verify.sequential_mean for non-negative samples: fewer than
+    # TAIL_MIN_SEEDS seeds, or a heavy tail); then no upper end is claimed, and the interval of
+    # min(move, sep) on [0, sep] (empirical Bernstein, no tail assumption) bounds the mean from
+    # below instead
     tail = top_share(move, 0.01) / exponential_top_share(move.size, 0.01) if move.sum() > 0 \
         else 0.0
-    if tail > HEAVY_TAIL_RATIO:
+    guarded = tail > HEAVY_TAIL_RATIO or move.size < TAIL_MIN_SEEDS
+    if guarded:
         lo = float(empirical_bernstein_cs(np.minimum(move, sep), (0.0, sep))[0][-1])
         hi = math.inf
     verdict = Verdict.PASS if lo >= 0.25 * sep else Verdict.FAIL if hi <= 0.05 * sep \
@@ -551,7 +558,10 @@ def check_no_convergence(avg, target_a, target_b) -> Outcome:
         headline=["last_epoch_move", "separation"],
         descriptions={"last_epoch_move": "seed mean of ||<theta>(end of last epoch) - "
                                          "<theta>(end of the epoch before)|| (units of theta)",
-                      "last_epoch_move_ci": "95% CLT interval (Student t, one look)",
+                      "last_epoch_move_ci": "95% CLT interval (Student t, one look); with "
+                                            "fewer than 300 seeds or a heavy tail, the "
+                                            "empirical-Bernstein lower end of min(m, "
+                                            "separation) and no upper end",
                       "seeds": "seeds (one look, a fixed count shared with the consensus "
                                "claim's run)",
                       "alpha": "error rate of the interval",
@@ -566,9 +576,11 @@ def check_no_convergence(avg, target_a, target_b) -> Outcome:
         threshold="PASS: CI lower of the last-epoch move >= 0.25 separation; FAIL: CI upper "
                   "<= 0.05 separation; one look on a fixed seed count, alpha 0.05",
         reason=f"the last epoch moved <theta> by {m / sep:.2g} of the limits' separation "
-               f"(95 % interval [{lo / sep:.2g}, {hi / sep:.2g}]; PASS needs the lower end >= "
-               f"0.25); {move.size} seeds, alpha 0.05, top 1 % of seeds carry "
-               f"{tail:.1f}x the exponential reference's share",
+               + (f"(tail-free lower end {lo / sep:.2g}: fewer than {TAIL_MIN_SEEDS} seeds or "
+                  "a heavy tail, so no upper end" if guarded else
+                  f"(95 % interval [{lo / sep:.2g}, {hi / sep:.2g}]")
+               + f"; PASS needs the lower end >= 0.25); {move.size} seeds, alpha 0.05, top 1 % "
+               f"of seeds carry {tail:.1f}x the exponential reference's share",
         size=f"seeds={avg.shape[0]}, epochs={avg.shape[1]}")
 
 
