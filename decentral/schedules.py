@@ -37,6 +37,7 @@ import numpy as np
 
 __all__ = [
     "StepSize",
+    "check_step_size_field",
     "constant",
     "harmonic",
     "polynomial",
@@ -149,6 +150,26 @@ def validate_step_size(schedule: StepSize) -> StepSize:
             "take a power of a negative number). Use t0 = 1 for alpha0 / (t + 1)."
         )
     return schedule
+
+
+def check_step_size_field(value, name: str = "params.step_size") -> None:
+    """The check of a params field that must hold a :class:`StepSize`: its type, then
+    :func:`validate_step_size`, each error prefixed with ``name``.
+
+    Example:
+        >>> check_step_size_field(constant(0.1))
+        >>> check_step_size_field(0.1)      # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        ValueError: params.step_size must be a decentral.schedules.StepSize ...; got float.
+    """
+    if not isinstance(value, StepSize):
+        raise ValueError(f"{name} must be a decentral.schedules.StepSize (constant(0.1), "
+                         f"harmonic(alpha0, t0), ...); got {type(value).__name__}.")
+    try:
+        validate_step_size(value)
+    except ValueError as exc:
+        raise ValueError(f"{name}: {exc}") from None
 
 
 def constant(alpha) -> StepSize:

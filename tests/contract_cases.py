@@ -96,7 +96,7 @@ CASES: dict[str, Callable[[], Case]] = {
 def _gather() -> None:
     import importlib
 
-    for family in ("consensus_sa", "bandits", "resilient_ac"):
+    for family in ("consensus_sa", "bandits", "resilient_ac", "optimization"):
         module = importlib.import_module(f"contract_cases_{family}")
         clash = set(module.CASES) & set(CASES)
         if clash:

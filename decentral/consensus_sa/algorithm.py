@@ -47,7 +47,7 @@ import numpy as np
 from decentral._checks import sum_tolerance
 from decentral.graphs import GraphSequence, as_sequence, mix
 from decentral.markov import next_state
-from decentral.schedules import StepSize, step_size, validate_step_size
+from decentral.schedules import StepSize, check_step_size_field, step_size
 
 from .problem import LinearSAProblem
 
@@ -109,14 +109,7 @@ def check_sa_params(params, *, num_agents: int | None = None, dim: int | None = 
     if not isinstance(params, SAParams):
         raise ValueError(f"params must be SAParams (decentral.consensus_sa.sa_params(...)); got "
                          f"{type(params).__name__}.")
-    if not isinstance(params.step_size, StepSize):
-        raise ValueError("params.step_size must be a decentral.schedules.StepSize "
-                         "(constant(0.1), harmonic(alpha0, t0), ...); got "
-                         f"{type(params.step_size).__name__}.")
-    try:
-        validate_step_size(params.step_size)
-    except ValueError as exc:
-        raise ValueError(f"params.step_size: {exc}") from None
+    check_step_size_field(params.step_size)
     if params.theta0 is not None:
         theta0 = np.asarray(params.theta0)
         if theta0.dtype == object or theta0.dtype == bool or \
