@@ -18,8 +18,9 @@ def dgd_case(backend: str = "dense") -> Case:
     alg = dgd(problem, g.ring(5), rule="row", backend=backend)
     params = optimization_params(0.05, np.arange(10.0).reshape(5, 2), gradient_noise=0.1)
     bad = [
-        (params._replace(x0=np.zeros((4, 2))), r"params\.x0 must be \[N, d\]"),
-        (params._replace(x0=np.full((5, 2), np.inf)), r"params\.x0 must be finite"),
+        (params._replace(x0=np.zeros((4, 2))), r"params\.x0 has 4 agents"),
+        (params._replace(x0=np.zeros((5, 3))), r"params\.x0 must be \[N, d\]"),
+        (params._replace(x0=np.full((5, 2), np.inf)), r"params\.x0 has NaN or infinite"),
         (params._replace(gradient_noise=-0.5), r"params\.gradient_noise must be finite"),
         (params._replace(step_size=0.1), r"params\.step_size must be a"),
         (params._replace(step_size=constant(0.1)._replace(alpha0=np.float32(-0.1))),

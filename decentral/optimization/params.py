@@ -19,6 +19,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from decentral._checks import check_agent_values
 from decentral.schedules import StepSize, check_step_size_field, constant
 
 __all__ = ["OptimizationParams", "optimization_params", "check_optimization_params",
@@ -83,11 +84,8 @@ def check_optimization_params(params, *, num_agents: int | None = None,
                          f"optimization_params(...)); got {type(params).__name__}.")
     check_step_size_field(params.step_size)
     if params.x0 is not None:
-        x0 = np.asarray(params.x0)
-        if x0.dtype == object or x0.dtype == bool or not np.issubdtype(x0.dtype, np.number) \
-                or not np.all(np.isfinite(x0)):
-            raise ValueError("params.x0 must be finite numbers [N, d].")
-        if num_agents is not None and x0.shape[-2:] != (num_agents, dim):
+        x0 = check_agent_values(params.x0, num_agents)
+        if num_agents is not None and x0.shape != (num_agents, dim):
             raise ValueError(f"params.x0 must be [N, d] = [{num_agents}, {dim}]; got shape "
                              f"{x0.shape}.")
     noise = np.asarray(params.gradient_noise)
