@@ -200,10 +200,11 @@ def check_push_limit(problem, push_seq, row_seq, params, num_steps, row_pi, *, b
     target = limit(problem, unif) if claimed is None else claimed
     rival = limit(problem, row_pi)
 
+    seeds_of = CheckContext(base_seed=base_seed).batch_seeds
+
     def draws(alg, record_fn):
         def draw(k):
-            start = base_seed + k * batch
-            return _final(alg, params, range(start, start + batch), num_steps, record_fn)
+            return _final(alg, params, seeds_of(k, batch), num_steps, record_fn)
         return draw
 
     plan = {"batch": batch, "max_seeds": max_seeds, "fixed_seeds": fixed_seeds}

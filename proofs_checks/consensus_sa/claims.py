@@ -43,14 +43,11 @@ from decentral.verify import (
     Outcome,
     Verdict,
     combine_verdicts,
-    empirical_bernstein_cs,
-    exponential_top_share,
     sequential_mean,
     sequential_means,
-    top_share,
 )
-from decentral.verify.sequential import HEAVY_TAIL_RATIO, TAIL_MIN_SEEDS
-from decentral.verify.stats import clt_ci, geometric_rate, loglog_slope
+from decentral.verify.sequential import TAIL_MIN_SEEDS
+from decentral.verify.stats import geometric_rate, loglog_slope
 from proofs_checks.consensus_sa.setups import (
     chord_weights,
     common_problem,
@@ -374,9 +371,10 @@ def check_limit_point(problem, seq, params, num_steps, claimed_pi, rival_pi, *, 
     """Judge: consensus SA with diminishing steps reaches theta*_{claimed_pi}, not
     theta*_{rival_pi} (:func:`judge_limit`, pi-weighted errors), drawing batches of ``batch``
     seeds from ``base_seed`` up to ``max_seeds`` (``fixed_seeds``: exactly that many)."""
+    seeds_of = CheckContext(base_seed=base_seed).batch_seeds
+
     def draw(k):
-        start = base_seed + k * batch
-        return _final_theta(problem, seq, params, num_steps, range(start, start + batch))
+        return _final_theta(problem, seq, params, num_steps, seeds_of(k, batch))
 
     claimed, rival = limit(problem, claimed_pi), limit(problem, rival_pi)
     verdict, measured, errors = judge_limit(draw, claimed, rival, claimed_pi, batch=batch,
@@ -533,22 +531,17 @@ def check_no_convergence(avg, target_a, target_b) -> Outcome:
     FAIL needs at least ``TAIL_MIN_SEEDS`` seeds)."""
     sep = float(np.linalg.norm(target_a - target_b))
     move = np.linalg.norm(avg[:, -1] - avg[:, -2], axis=-1)
-    m, lo, hi = clt_ci(move)
     to_a = np.linalg.norm(avg[:, -2:] - target_a, axis=-1).mean(0)
     to_b = np.linalg.norm(avg[:, -2:] - target_b, axis=-1).mean(0)
-    # fixed seed count, one look: the fixed-sample interval, unless it cannot be trusted (the
-    # rule of decentral.verify.sequential_mean for non-negative samples: fewer than
-    # TAIL_MIN_SEEDS seeds, or a heavy tail); then no upper end is claimed, and the interval of
-    # min(move, sep) on [0, sep] (empirical Bernstein, no tail assumption) bounds the mean from
-    # below instead
-    tail = top_share(move, 0.01) / exponential_top_share(move.size, 0.01) if move.sum() > 0 \
-        else 0.0
-    guarded = tail > HEAVY_TAIL_RATIO or move.size < TAIL_MIN_SEEDS
-    if guarded:
-        lo = float(empirical_bernstein_cs(np.minimum(move, sep), (0.0, sep))[0][-1])
-        hi = math.inf
-    verdict = Verdict.PASS if lo >= 0.25 * sep else Verdict.FAIL if hi <= 0.05 * sep \
-        else Verdict.INCONCLUSIVE
+    # one look on the fixed seed count, by the sequential judges' rule (their tail guard: below
+    # TAIL_MIN_SEEDS seeds or with a heavy tail only the tail-free lower end counts)
+    r = sequential_mean(lambda k: move, batch=move.size, max_seeds=move.size, seeds=move.size,
+                        accept=(0.25 * sep, np.inf), what="last-epoch move")
+    guarded = r.robust_lo is not None
+    m, tail = r.mean, r.tail_ratio or 0.0
+    lo, hi = (r.robust_lo, math.inf) if guarded else (r.lo, r.hi)
+    verdict = Verdict.PASS if r.verdict is Verdict.PASS else Verdict.FAIL \
+        if hi <= 0.05 * sep else Verdict.INCONCLUSIVE
     return Outcome(
         verdict=verdict,
         measured={"last_epoch_move": float(m), "last_epoch_move_ci": [float(lo), float(hi)],
@@ -820,7 +813,7 @@ def check_diminishing_step(problem, W, alpha0, t0, num_steps, seeds=None, *, bat
 
         def draw(k):
             chunk = (seed_list if seed_list is not None
-                     else range(base_seed + k * batch, base_seed + (k + 1) * batch))
+                     else CheckContext(base_seed=base_seed).batch_seeds(k, batch))
             theta = _final_theta(problem, seq, params, num_steps, chunk)
             return error_parts(theta, pi, target)["weighted"]
 
