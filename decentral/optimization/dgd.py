@@ -36,10 +36,20 @@ from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
-from decentral.graphs import as_sequence, mix, require_stochastic_sequence
-from decentral.optimization.params import OptimizationParams, check_optimization_params
-from decentral.optimization.problems import Problem
+from decentral.graphs import mix
+from decentral.optimization.base import (
+    check_problem,
+    graphs_of,
+    noise_key,
+    params_checker,
+    sequence_for,
+    state_dtype,
+    static_symmetric_weights,
+    warn_step_above,
+)
+from decentral.optimization.params import OptimizationParams
 from decentral.schedules import step_size
 
 __all__ = ["DGDState", "dgd"]
@@ -82,26 +92,27 @@ def dgd(problem, graphs, *, grad_at: str = "own", dtype=None, rule: str | None =
     Raises:
         ValueError: ``problem`` is not a Problem, the sequence is not row-stochastic or has
             another number of agents, or ``grad_at`` is unknown.
+
+    Warns:
+        HypothesisWarning: where params arrive, for a static symmetric W, when the largest step
+            exceeds ``(1 + lambda_N(W)) / L`` (Yuan, Ling & Yin, Theorem 1: ``alpha <= ...``).
     """
     from decentral.runner import Algorithm
 
-    if not isinstance(problem, Problem):
-        raise ValueError(f"problem must be a decentral.optimization Problem (quadratic, "
-                         f"logistic_regression, ...); got {type(problem).__name__}.")
+    check_problem(problem, "dgd")
     if grad_at not in GRAD_AT:
         raise ValueError(f"grad_at must be one of {GRAD_AT}; got {grad_at!r}.")
-    graphs = as_sequence(graphs, rule=rule, backend=backend)
-    require_stochastic_sequence(graphs, "row", who="dgd")
+    graphs = sequence_for(problem, graphs, "row", "dgd", rule=rule, backend=backend)
     n, d = problem.num_agents, problem.dim
-    if graphs.n != n:
-        raise ValueError(f"graphs has {graphs.n} agents but the problem has {n}.")
-    x_dtype = jnp.dtype(dtype) if dtype is not None else jnp.zeros(()).dtype
+    x_dtype = state_dtype(dtype)
+    W = static_symmetric_weights(graphs)
+    extra = None
+    if W is not None:
+        threshold = (1.0 + float(np.linalg.eigvalsh(W)[0])) / problem.max_smoothness
 
-    def check_params(params) -> None:
-        check_optimization_params(params, num_agents=n, dim=d)
-        if params.graphs is not None:
-            graphs.require_same_structure(params.graphs)
-            require_stochastic_sequence(params.graphs, "row", who="dgd (params.graphs)")
+        def extra(params) -> None:
+            warn_step_above(params, threshold, "DGD's condition alpha <= (1 + lambda_N(W)) / "
+                            "L (Yuan, Ling & Yin 2016, Theorem 1)", boundary_allowed=True)
 
     def init(key, params: OptimizationParams):
         if params.x0 is None:
@@ -109,11 +120,10 @@ def dgd(problem, graphs, *, grad_at: str = "own", dtype=None, rule: str | None =
         return DGDState(jnp.asarray(params.x0))
 
     def step(key, state, params: OptimizationParams, t, x_t):
-        seq = graphs if params.graphs is None else params.graphs
+        (seq,) = graphs_of(params, (graphs,))
         x = state.x
         mixed = mix(seq.at(t, key), x, exact_nonfinite=False).astype(x.dtype)
-        noise_key = jax.random.fold_in(key, 1)
-        g = problem.stochastic_gradient(noise_key, x if grad_at == "own" else mixed,
+        g = problem.stochastic_gradient(noise_key(key), x if grad_at == "own" else mixed,
                                         params.gradient_noise)
         alpha = step_size(params.step_size, t).astype(x.dtype)
         return DGDState(mixed - alpha * g), None
@@ -121,5 +131,7 @@ def dgd(problem, graphs, *, grad_at: str = "own", dtype=None, rule: str | None =
     config = {"problem": problem.config(), "graphs": graphs.digest(), "grad_at": grad_at,
               "dtype": str(x_dtype)}
     return Algorithm(init=init, step=step, name="dgd", version="1",
-                     max_horizon=graphs.length, config=config, check_params=check_params,
+                     max_horizon=graphs.length, config=config,
+                     check_params=params_checker(problem, {"graphs": (graphs, "row")}, "dgd",
+                                                 extra),
                      num_agents=n)

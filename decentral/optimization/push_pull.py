@@ -1,0 +1,116 @@
+"""Push-pull (and the AB method): gradient tracking with a row-stochastic pull graph for the
+iterates and a column-stochastic push graph for the trackers.
+
+Pu, Shi, Xu & Nedić, "Push-pull gradient methods for distributed optimization in networks",
+IEEE TAC 66(1), 2021; Xin & Khan, "A linear algorithm for optimization over directed graphs
+with geometric convergence", IEEE Control Syst. Lett. 2(3), 2018 (AB). ``R(k)``
+row-stochastic, ``C(k)`` column-stochastic, ``y(0) = grad F(x(0))``, and at step k::
+
+    x(k+1) = R(k) (x(k) - alpha_k y(k))                   variant="push_pull"
+           = R(k) x(k) - alpha_k y(k)                     variant="ab", "ab_mixed_correction"
+    y(k+1) = C(k) y(k) + grad F(x(k+1)) - grad F(x(k))    variant="push_pull", "ab"
+           = C(k) (y(k) + grad F(x(k+1)) - grad F(x(k)))  variant="ab_mixed_correction"
+
+A random push sequence draws from ``fold_in(step key, 2)``, the pull sequence from the step key.
+Communication: ``d`` numbers on each edge of the pull graph (receivers pull ``x``) and ``d`` on
+each edge of the push graph (senders push ``y``) per step.
+
+Exact identities (float64): ``sum_i y_i(k) = sum_i grad f_i(x_i(k))``; for a static R with left
+Perron vector u (``u^T R = u^T``), push-pull keeps ``u^T x(k+1) = u^T (x(k) - alpha y(k))``.
+
+Example:
+    >>> import numpy as np
+    >>> import decentral.graphs as g
+    >>> from decentral.optimization import optimization_params, push_pull, random_quadratic
+    >>> from decentral.runner import run
+    >>> p = random_quadratic(4, 2, smoothness=2.0, heterogeneity=1.0, seed=0)
+    >>> A = g.from_edges(4, [(0, 1), (1, 2), (2, 3), (3, 0), (0, 2)])
+    >>> alg = push_pull(p, g.static(A, rule="row"), g.static(A, rule="column"))
+    >>> res = run(alg, optimization_params(0.05), seeds=[0], num_steps=3000)
+    >>> bool(np.abs(np.asarray(res.final_state.x[0]) - p.optimum).max() < 1e-4)
+    True
+"""
+
+from __future__ import annotations
+
+import jax
+
+from decentral.optimization.base import (
+    check_problem,
+    graphs_of,
+    noise_key,
+    params_checker,
+    sequence_for,
+    state_dtype,
+)
+from decentral.optimization.params import OptimizationParams
+from decentral.optimization.tracking import TrackingState, tracking_init, tracking_update
+from decentral.schedules import step_size
+
+__all__ = ["push_pull", "PUSH_PULL_VARIANTS"]
+
+PUSH_PULL_VARIANTS = {
+    "push_pull": ("adapt_then_combine", "mix_tracker"),
+    "ab": ("combine_then_adapt", "mix_tracker"),
+    "ab_mixed_correction": ("combine_then_adapt", "mix_correction"),
+}
+
+
+def push_pull(problem, pull_graphs, push_graphs, *, variant: str = "push_pull", dtype=None,
+              rule: str | None = None, backend: str | None = None):
+    """Push-pull / AB over a row-stochastic pull sequence and a column-stochastic push
+    sequence (see the module docstring).
+
+    Args:
+        problem: a :class:`~decentral.optimization.problems.Problem` (closed over).
+        pull_graphs: ``k -> R(k)``, row-stochastic (``rule="row"``).
+        push_graphs: ``k -> C(k)``, column-stochastic (``rule="column"``).
+        variant: ``"push_pull"`` (Pu et al.), ``"ab"`` (Xin & Khan) or
+            ``"ab_mixed_correction"`` (AB with the correction mixed too).
+        dtype: dtype of the iterates when the params give no ``x0``.
+        rule, backend: as in :func:`decentral.graphs.as_sequence`, for both sequences.
+
+    Returns:
+        An :class:`~decentral.runner.Algorithm` with state
+        :class:`~decentral.optimization.tracking.TrackingState`; ``params.graphs``, where
+        given, is the pair ``(pull, push)``.
+
+    Raises:
+        ValueError: not a Problem, ``pull_graphs`` not row-stochastic, ``push_graphs`` not
+            column-stochastic, another number of agents, or an unknown ``variant``.
+    """
+    from decentral.runner import Algorithm
+
+    check_problem(problem, "push_pull")
+    if variant not in PUSH_PULL_VARIANTS:
+        raise ValueError(f"variant must be one of {tuple(PUSH_PULL_VARIANTS)}; got {variant!r}.")
+    x_form, y_form = PUSH_PULL_VARIANTS[variant]
+    pull = sequence_for(problem, pull_graphs, "row", "push_pull", rule=rule, backend=backend,
+                        name="pull_graphs")
+    push = sequence_for(problem, push_graphs, "column", "push_pull", rule=rule,
+                        backend=backend, name="push_graphs")
+    x_dtype = state_dtype(dtype)
+
+    def init(key, params: OptimizationParams) -> TrackingState:
+        return tracking_init(problem, key, params, x_dtype)
+
+    def step(key, state, params: OptimizationParams, t, x_t):
+        seq_r, seq_c = graphs_of(params, (pull, push))
+        alpha = step_size(params.step_size, t).astype(state.x.dtype)
+
+        def gradient(x):
+            return problem.stochastic_gradient(noise_key(key), x, params.gradient_noise)
+
+        R, C = seq_r.at(t, key), seq_c.at(t, jax.random.fold_in(key, 2))
+        return tracking_update(state, R, C, alpha, gradient, x_form=x_form, y_form=y_form,
+                               same=False), None
+
+    lengths = [s.length for s in (pull, push) if s.length is not None]
+    config = {"problem": problem.config(), "pull_graphs": pull.digest(),
+              "push_graphs": push.digest(), "variant": variant, "dtype": str(x_dtype)}
+    return Algorithm(init=init, step=step, name="push_pull", version="1",
+                     max_horizon=min(lengths) if lengths else None, config=config,
+                     check_params=params_checker(problem, {"pull_graphs": (pull, "row"),
+                                                           "push_graphs": (push, "column")},
+                                                 "push_pull"),
+                     num_agents=problem.num_agents)
