@@ -32,7 +32,8 @@ __all__ = ["FAMILIES", "DEFAULT_OUT_DIR", "REGISTRY", "DISCOVERY_ERRORS", "valid
            "claim", "discover", "select", "split_patterns"]
 
 #: The claim families, one per algorithm family of the library (and one per module here).
-FAMILIES: tuple[str, ...] = ("graphs", "consensus_sa", "push_sum", "bandits", "resilient_ac")
+FAMILIES: tuple[str, ...] = ("graphs", "consensus_sa", "push_sum", "bandits", "resilient_ac",
+                             "optimization")
 
 #: Where ``python -m proofs_checks`` writes its report and figures unless ``--out`` says
 #: otherwise (relative to the working directory).

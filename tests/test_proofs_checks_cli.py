@@ -89,7 +89,7 @@ def test_claim_id_validation(bad):
 
 def test_harness_conventions_live_in_the_registry():
     assert registry.FAMILIES == ("graphs", "consensus_sa", "push_sum", "bandits",
-                                 "resilient_ac")
+                                 "resilient_ac", "optimization")
     assert registry.validate_claim_id("push_sum.mass_conserved") == "push_sum.mass_conserved"
     assert registry.DEFAULT_OUT_DIR == Path("proofs_checks/out")
     assert build_parser().parse_args([]).out == registry.DEFAULT_OUT_DIR
