@@ -339,3 +339,27 @@ def test_params_graphs_pair_for_push_pull():
     b = run(alg, optimization_params(0.03, _x0()), seeds=[0], num_steps=20, progress=False)
     np.testing.assert_array_equal(a.final_state.x, b.final_state.x)
     assert ring_chords().shape == (N, N)
+
+
+def test_dgd_fixed_point_and_weighted_optimum():
+    from decentral.optimization import dgd, dgd_fixed_point, weighted_optimum
+
+    problem = _problem(8)
+    W = weights(g1("row"), 1)[0]
+    X = dgd_fixed_point(problem, W, 0.05)
+    np.testing.assert_allclose(X, W @ X - 0.05 * _grad(problem, X), atol=1e-13)
+    res = run(dgd(problem, g1("row")), optimization_params(0.05), seeds=[0], num_steps=3000,
+              progress=False)
+    np.testing.assert_allclose(np.asarray(res.final_state.x[0]), X, atol=1e-10)
+    pi = g.perron_vector(W)
+    x_pi = weighted_optimum(problem, pi)
+    np.testing.assert_allclose(pi @ _grad(problem, np.broadcast_to(x_pi, (N, D))), 0,
+                               atol=1e-12)
+    np.testing.assert_allclose(weighted_optimum(problem, np.ones(N)), problem.optimum,
+                               atol=1e-10)
+    with pytest.raises(ValueError, match="alpha"):
+        dgd_fixed_point(problem, W, -1.0)
+    with pytest.raises(ValueError, match=r"W must be \[N, N\]"):
+        dgd_fixed_point(problem, W[:3, :3], 0.1)
+    with pytest.raises(ValueError, match="weights must be"):
+        weighted_optimum(problem, -np.ones(N))

@@ -25,6 +25,7 @@ from decentral.optimization.dgd import DGDState, dgd
 from decentral.optimization.diging import diging
 from decentral.optimization.dsgt import DSGDState, dsgd, dsgt
 from decentral.optimization.extra import ExtraState, extra
+from decentral.optimization.fixed_points import dgd_fixed_point, weighted_optimum
 from decentral.optimization.params import (
     OptimizationParams,
     check_optimization_params,
@@ -53,4 +54,4 @@ __all__ = ["Problem", "QuadraticProblem", "LogisticProblem", "L1RegressionProble
            "OptimizationParams", "optimization_params", "check_optimization_params",
            "estimate_of", "DGDState", "dgd", "SubgradientPushState", "subgradient_push",
            "TrackingState", "diging", "PushDIGingState", "push_diging", "push_pull",
-           "ExtraState", "extra", "DSGDState", "dsgt", "dsgd"]
+           "ExtraState", "extra", "DSGDState", "dsgt", "dsgd", "dgd_fixed_point", "weighted_optimum"]

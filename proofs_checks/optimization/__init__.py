@@ -1,8 +1,10 @@
 """Claims of decentralized optimization on directed time-varying graphs (the methods of
-:mod:`decentral.optimization`): :mod:`.setups` holds the problem and the graph fixtures G1-G6
-the claims share with the figures and benchmarks. Importing the package registers every
-claim."""
+:mod:`decentral.optimization`): :mod:`.exact` (identities, closed-form limits, equivalences,
+planted instabilities), :mod:`.rates` (exact convergence, linear rates, biases, their planted
+controls) and :mod:`.stochastic` (sublinear and noise-driven claims); :mod:`.setups` holds the
+problem and the graph fixtures G1-G6 they share with the figures and benchmarks. Importing the
+package registers every claim."""
 
-from . import setups
+from . import exact, rates, setups, stochastic
 
-__all__ = ["setups"]
+__all__ = ["exact", "rates", "setups", "stochastic"]

@@ -1,0 +1,1 @@
+"""Claims of decentralized optimization: exact (being written)."""

@@ -1,0 +1,1 @@
+"""Claims of decentralized optimization: rates (being written)."""
