@@ -54,4 +54,5 @@ __all__ = ["Problem", "QuadraticProblem", "LogisticProblem", "L1RegressionProble
            "OptimizationParams", "optimization_params", "check_optimization_params",
            "estimate_of", "DGDState", "dgd", "SubgradientPushState", "subgradient_push",
            "TrackingState", "diging", "PushDIGingState", "push_diging", "push_pull",
-           "ExtraState", "extra", "DSGDState", "dsgt", "dsgd", "dgd_fixed_point", "weighted_optimum"]
+           "ExtraState", "extra", "DSGDState", "dsgt", "dsgd", "dgd_fixed_point",
+           "weighted_optimum"]
