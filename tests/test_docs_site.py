@@ -199,3 +199,14 @@ def test_python_blocks_of_the_page_run(page, tmp_path, monkeypatch):
         assert namespace["first"].records.tobytes() == namespace["again"].records.tobytes()
     left = sorted(p.name for p in (tmp_path / "cwd").iterdir())
     assert not left, f"{page} wrote into the working folder (use a temporary one): {left}"
+
+
+def test_readme_optimization_example_prints_what_the_readme_says(capsys):
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = text.split("## Decentralized optimization on a directed graph", 1)[1]
+    code = section.split("```python\n", 1)[1].split("```", 1)[0]
+    exec(compile(code, "README.md (optimization example)", "exec"), {})
+    lines = capsys.readouterr().out.strip().splitlines()
+    errors = {line.split()[0]: float(line.split()[-1]) for line in lines}
+    assert 0.05 < errors["DGD"] < 0.2                     # "about 1e-1": the pi-weighted bias
+    assert errors["push-pull"] < 1e-6                     # "about 2e-7" in float32
