@@ -83,9 +83,9 @@ def standardize(features) -> np.ndarray:
 def _sklearn(loader: str):
     try:
         from sklearn import datasets
-    except ImportError as err:                        # pragma: no cover - a dependency
-        raise ImportError("the bundled data sets need scikit-learn (pip install "
-                          "scikit-learn)") from err
+    except ImportError as err:
+        raise ImportError("the bundled data sets need scikit-learn, an optional dependency: "
+                          "pip install 'decentral[data]' (or scikit-learn)") from err
     return getattr(datasets, loader)()
 
 
