@@ -45,7 +45,8 @@ from decentral.runner import log_spaced_steps, run
 from figures.registry import FigureContext, FigureOutput, figure
 from proofs_checks.optimization.setups import default_problem, g1, g2, g3, g4, g5, weights
 
-__all__ = ["ALPHA", "FLOOR", "method_cases", "error_curves_data", "draw_error_curves",
+__all__ = ["ALPHA", "FLOOR", "method_cases", "error_curves_data", "draw_error_curves", "pep_data",
+           "draw_pep",
            "dgd_bias_data", "draw_dgd_bias"]
 
 ALPHA = 0.03
@@ -185,4 +186,60 @@ def dgd_bias(ctx: FigureContext) -> FigureOutput:
     data, parameters = dgd_bias_data(ctx.pick(tiny=4, quick=9, full=12),
                                      base_seed=ctx.base_seed)
     fig, _ = draw_dgd_bias(data, parameters)
+    return FigureOutput(fig, data, parameters)
+
+
+def pep_data(max_steps: int, instances: int, *, base_seed: int = 0) -> tuple[dict, dict]:
+    """Certificates of DGD (alpha = 1) and EXTRA (alpha = 0.5) for K = 1..max_steps (N = 2)
+    and the metric of ``instances`` simulated instances of the class per K."""
+    from proofs_checks.optimization.certificates import (
+        STEP,
+        certify_class,
+        random_instances,
+        simulate,
+    )
+
+    rng = np.random.default_rng(base_seed)
+    data: dict[str, np.ndarray] = {"K": np.arange(1, max_steps + 1, dtype=float)}
+    for method in ("dgd", "extra"):
+        alpha = STEP[method]
+        data[f"{method} certificate"] = np.array(
+            [certify_class(method, num_agents=2, num_steps=K, step_size=alpha)
+             for K in range(1, max_steps + 1)])
+        data[f"{method} instances"] = np.stack(
+            [simulate(method, *random_instances(instances, 2, 4, rng), alpha, K)
+             for K in range(1, max_steps + 1)])                  # [K, instances]
+    return data, {"num_agents": 2, "dim": 4, "instances": instances, "steps": STEP,
+                  "class": "mu=0.1, L=1, eigenvalues in [-0.5, 0.5], D=E=1"}
+
+
+def draw_pep(data: dict, parameters: dict):
+    fig, ax = plt.subplots(figsize=(6.8, 4.2), layout="constrained")
+    K = data["K"]
+    for method, color, label in (("dgd", "C0", r"DGD, $\alpha$ = 1"),
+                                 ("extra", "C1", r"EXTRA, $\alpha$ = 0.5")):
+        inst = data[f"{method} instances"]
+        offset = -0.08 if method == "dgd" else 0.08
+        ax.scatter(np.repeat(K + offset, inst.shape[1]), inst.ravel(), s=4, alpha=0.25,
+                   color=color, label=f"{label}: simulated instances")
+        ax.plot(K, data[f"{method} certificate"], "o-", color=color,
+                label=f"{label}: certified worst case")
+    ax.set_xticks(K)
+    ax.set_xlabel("iteration K (steps)")
+    ax.set_ylabel(r"mean squared distance $\frac{1}{N}\sum_i \|x_i^K - x^\star\|^2$")
+    ax.set_title("worst case certified by performance estimation vs random instances",
+                 fontsize=9)
+    legend_outside(ax, fontsize=7)
+    return fig, ax
+
+
+@figure("optimization.pep_vs_instances",
+        title="certified worst case (PEP) of DGD and EXTRA vs simulated instances of the class",
+        paper="Colla & Hendrickx, IEEE TAC 2023 (performance estimation for decentralized "
+              "optimization)")
+def pep_vs_instances(ctx: FigureContext) -> FigureOutput:
+    """Sizes: tiny K <= 2 with 50 instances, quick K <= 3 with 300, full K <= 5 with 900."""
+    data, parameters = pep_data(ctx.pick(tiny=2, quick=3, full=5),
+                                ctx.pick(tiny=50, quick=300, full=900), base_seed=ctx.base_seed)
+    fig, _ = draw_pep(data, parameters)
     return FigureOutput(fig, data, parameters)

@@ -83,11 +83,11 @@ def test_judges_fail_on_planted_violations():
     good = cert.check_soundness(settings, instances=50)
     assert good.verdict is Verdict.PASS
     low = cert.check_soundness(settings, instances=50,
-                               certify=lambda m, **kw: 0.3 * cert._certify(m, **kw))
+                               certify=lambda m, **kw: 0.3 * cert.certify_class(m, **kw))
     assert low.verdict is Verdict.FAIL
     one = [(1.0, 0.1, 1.0, -0.5, 0.5)]
     assert cert.check_one_step(one).verdict is Verdict.PASS
-    assert cert.check_one_step(one, certify=lambda m, **kw: 1.01 * cert._certify(m, **kw)
+    assert cert.check_one_step(one, certify=lambda m, **kw: 1.01 * cert.certify_class(m, **kw)
                                ).verdict is Verdict.FAIL
     assert cert.witness_value(1.0, 0.1, 1.0, -0.5, 1.0, 1.0) == pytest.approx(6.25)
     assert cert.check_agent_independence({"a": {2: 1.0, 3: 1.0 + 1e-7}}).verdict is Verdict.PASS

@@ -16,8 +16,8 @@ import numpy as np
 from decentral.verify import CheckContext, Kind, Outcome, Verdict
 from proofs_checks.registry import claim
 
-__all__ = ["CLASS", "random_instances", "simulate", "check_soundness", "one_step_bound",
-           "witness_value", "check_one_step", "check_agent_independence",
+__all__ = ["CLASS", "STEP", "certify_class", "random_instances", "simulate", "check_soundness",
+           "one_step_bound", "witness_value", "check_one_step", "check_agent_independence",
            "published_dgd_guarantee", "check_published_bound", "check_nesting"]
 
 CLASS = {"strong_convexity": 0.1, "smoothness": 1.0, "lambda_min": -0.5, "lambda_max": 0.5,
@@ -27,7 +27,8 @@ COLLA = "Colla & Hendrickx, IEEE TAC 2023 (automatic performance estimation of d
         "optimization)"
 
 
-def _certify(method, **kw):
+def certify_class(method, **kw):
+    """The certificate of ``method`` over :data:`CLASS`, with ``kw`` overriding its values."""
     from decentral.optimization.pep import worst_case
 
     return worst_case(method, **(CLASS | kw)).value
@@ -86,7 +87,7 @@ def simulate(method: str, W, A, b, x0, alpha: float, K: int) -> np.ndarray:
 
 
 def check_soundness(settings: list[dict], *, instances: int, seed: int = 0, dim: int = 4,
-                    certify=_certify) -> Outcome:
+                    certify=certify_class) -> Outcome:
     """Every simulated instance's metric <= certificate (1 + 1e-6) + 1e-8, per setting
     ``{"method", "num_agents", "num_steps"}``; ``certify(method, num_agents=, num_steps=,
     step_size=)`` gives the certificate (a test plants a wrong one)."""
@@ -156,7 +157,7 @@ def witness_value(alpha, mu, L, lam_min, D, E) -> float:
     return float((x1 ** 2).mean())
 
 
-def check_one_step(settings: list[tuple], *, certify=_certify) -> Outcome:
+def check_one_step(settings: list[tuple], *, certify=certify_class) -> Outcome:
     """Per setting ``(alpha, mu, L, lam_min, lam_max)`` with D = E = 1: PEP(K=1) <= bound
     (slack 1e-7 relative), equal to it (1e-6 relative) where tight, and the witness equal to
     the PEP value (1e-6 relative) where tight."""
@@ -252,7 +253,7 @@ def check_agent_independence(values: dict[str, dict[int, float]], *, tol: float 
 def _pep_agents(ctx: CheckContext) -> Outcome:
     agents = (2, 3, 4, 5) if ctx.full else (2, 3)
     plan = [("dgd", (1, 2)), ("extra", (1, 2, 3) if ctx.full else (1, 2))]
-    values = {f"{m} K={K}": {n: _certify(m, num_agents=n, num_steps=K, step_size=STEP[m])
+    values = {f"{m} K={K}": {n: certify_class(m, num_agents=n, num_steps=K, step_size=STEP[m])
                              for n in agents}
               for m, Ks in plan for K in Ks}
     return check_agent_independence(values)
@@ -349,9 +350,9 @@ def check_nesting(constant: float, varying: float, widening: list[float], *,
        kind=Kind.EXACT)
 def _pep_nesting(ctx: CheckContext) -> Outcome:
     n = 3
-    constant = _certify("dgd", num_agents=n, num_steps=2, step_size=1.0)
-    varying = _certify("dgd", num_agents=n, num_steps=2, step_size=1.0, time_varying=True)
+    constant = certify_class("dgd", num_agents=n, num_steps=2, step_size=1.0)
+    varying = certify_class("dgd", num_agents=n, num_steps=2, step_size=1.0, time_varying=True)
     radii = (0.3, 0.5, 0.7, 0.9) if ctx.full else (0.3, 0.5, 0.7)
-    widening = [_certify("dgd", num_agents=2, num_steps=2, step_size=1.0, lambda_min=-r,
+    widening = [certify_class("dgd", num_agents=2, num_steps=2, step_size=1.0, lambda_min=-r,
                          lambda_max=r) for r in radii]
     return check_nesting(constant, varying, widening)
