@@ -105,10 +105,19 @@ class Problem:
         return self._gradient(_point_batch(x, self.dim, self.num_agents))
 
     def stochastic_gradient(self, key, x, noise) -> jax.Array:
-        """``gradient(x) + noise * eps``, ``eps ~ N(0, I)`` of shape ``[N, d]`` from ``key``."""
+        """``gradient(x) + noise * eps``, ``eps ~ N(0, I)`` of shape ``[N, d]`` from ``key``.
+
+        With ``noise == 0`` no sample is drawn (a ``lax.cond``: the exact gradient, the same
+        numbers as ``gradient + 0 * eps``); a sweep that batches ``noise`` draws for every
+        member."""
         x = _point_batch(x, self.dim, self.num_agents)
-        eps = jax.random.normal(key, x.shape, x.dtype)
-        return self._gradient(x) + jnp.asarray(noise, x.dtype) * eps
+        grad = self._gradient(x)
+        noise = jnp.asarray(noise, x.dtype)
+
+        def noisy(g):
+            return g + noise * jax.random.normal(key, x.shape, x.dtype)
+
+        return jax.lax.cond(noise == 0, lambda g: g, noisy, grad)
 
     def objective(self, x) -> jax.Array:
         """``F(x) = sum_i f_i(x)`` at one point ``x [d]``."""

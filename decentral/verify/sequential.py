@@ -423,7 +423,7 @@ def _judge_at(x: np.ndarray, acc: tuple[float, float], method: str, alpha: float
     else:
         more = None
         reason = (f"{level} interval {'within' if verdict is Verdict.PASS else 'outside'} "
-                  f"{bound} after {n} seeds ({where})")
+                  f"{bound.removeprefix('in ')} after {n} seeds ({where})")
     return SequentialResult(
         verdict=verdict, mean=mean, lo=float(lo), hi=float(hi), seeds=n, max_seeds=max_seeds,
         look=look, looks=looks, alpha=alpha, method=method + ("-fixed" if fixed else ""),
