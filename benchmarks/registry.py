@@ -22,6 +22,7 @@ from benchmarks.bench_consensus_plain import bench_consensus
 from benchmarks.bench_consensus_sa import bench_consensus_sa
 from benchmarks.bench_gridworld import bench_env_steps
 from benchmarks.bench_mixing_backends import bench_backends
+from benchmarks.bench_optimization import bench_optimization_methods, bench_optimization_sparse
 from benchmarks.bench_prng import bench_prng
 from benchmarks.bench_random_graphs import bench_random_graphs
 from benchmarks.bench_record_memory import bench_memory
@@ -86,6 +87,12 @@ SIZES: dict[str, dict[str, dict[str, Any]]] = {
         "scale.wmsr": dict(N=1_000_000, K=8, H=1, S=8, d=4, T=8, warm_steps=3),
         "scale.sharded": dict(N=1_000_000, S=8, d=4, T=20),
         "scale.consensus_sa": dict(N=1_000_000, S=8, d=4, T=50, states=4),
+        "optimization.methods": dict(S=64, N=100, d=10, T=10_000, loop_steps=(50, 200),
+                                     check_steps=50, edge_prob=0.1, warm_steps=1000,
+                                     max_repeats=2),
+        "optimization.sparse_scale": dict(S=4, N=100_000, d=4, T=100, ref_steps=10,
+                                          check_steps=5, degree=8,
+                                          methods=("dgd", "push_pull", "dsgt")),
     },
     "quick": {
         "runner.overhead": dict(S=256, N=32, T=2_000, n_records=100, fit_T=64,
@@ -116,6 +123,11 @@ SIZES: dict[str, dict[str, dict[str, Any]]] = {
         "scale.wmsr": dict(N=100_000, K=8, H=1, S=8, d=4, T=8, warm_steps=3),
         "scale.sharded": dict(N=100_000, S=8, d=4, T=20),
         "scale.consensus_sa": dict(N=100_000, S=8, d=4, T=50, states=4),
+        "optimization.methods": dict(S=16, N=50, d=5, T=1000, loop_steps=(20, 80),
+                                     check_steps=30, edge_prob=0.2, max_repeats=1),
+        "optimization.sparse_scale": dict(S=4, N=10_000, d=4, T=20, ref_steps=10,
+                                          check_steps=5, degree=8,
+                                          methods=("dgd", "push_pull", "dsgt")),
     },
     "tiny": {
         "runner.overhead": dict(S=8, N=6, T=200, n_records=10, fit_T=16, fit_record_every=1),
@@ -144,6 +156,11 @@ SIZES: dict[str, dict[str, dict[str, Any]]] = {
         "scale.wmsr": dict(N=64, K=8, H=1, S=2, d=2, T=8, warm_steps=3),
         "scale.sharded": dict(N=256, S=2, d=2, T=8),
         "scale.consensus_sa": dict(N=64, S=2, d=2, T=8, states=3, check_steps=5),
+        "optimization.methods": dict(S=4, N=8, d=3, T=100, loop_steps=(10, 20), check_steps=20,
+                                     edge_prob=0.4, methods=("dgd", "push_pull"),
+                                     max_repeats=1),
+        "optimization.sparse_scale": dict(S=2, N=64, d=2, T=10, ref_steps=5, check_steps=5,
+                                          degree=4, methods=("dsgt",)),
     },
 }
 """Benchmark sizes per mode: ``{mode: {benchmark id: keyword arguments}}``."""
@@ -180,6 +197,8 @@ BENCHMARKS: dict[str, Callable[..., list[BenchResult]]] = {
     "scale.wmsr": bench_scale_wmsr,
     "scale.sharded": bench_scale_sharded,
     "scale.consensus_sa": bench_scale_sa,
+    "optimization.methods": bench_optimization_methods,
+    "optimization.sparse_scale": bench_optimization_sparse,
 }
 """Benchmark id -> function; ``--only`` selects ids by substring."""
 

@@ -151,6 +151,11 @@ def _fingerprint(*arrays: np.ndarray, extra: str = "") -> str:
 # quadratics (and least squares)
 # ---------------------------------------------------------------------------------------------
 
+UNROLL_MAX_DIM = 32
+"""Up to this dimension a quadratic's gradient is summed column by column (see
+``QuadraticProblem._gradient``); above it, one batched matrix-vector product."""
+
+
 @dataclass(frozen=True, eq=False)
 class QuadraticProblem(Problem):
     """``f_i(x) = 1/2 x^T A_i x - b_i^T x + c_i`` (see :func:`quadratic`)."""
@@ -166,8 +171,16 @@ class QuadraticProblem(Problem):
                 + jnp.asarray(self.offsets, x.dtype))
 
     def _gradient(self, x):
-        return (jnp.einsum("nde,ne->nd", jnp.asarray(self.hessians, x.dtype), x)
-                - jnp.asarray(self.linear, x.dtype))
+        A = jnp.asarray(self.hessians, x.dtype)
+        if self.dim <= UNROLL_MAX_DIM:
+            # sum_e A[:, :, e] x[:, e]: d fused multiply-adds over [N, d], where XLA's CPU
+            # batched dot of N tiny d x d products runs 15-60x slower (N = 1e5, d = 4)
+            Ax = A[:, :, 0] * x[:, 0:1]
+            for e in range(1, self.dim):
+                Ax = Ax + A[:, :, e] * x[:, e:e + 1]
+        else:
+            Ax = jnp.einsum("nde,ne->nd", A, x)
+        return Ax - jnp.asarray(self.linear, x.dtype)
 
 
 def quadratic(A, b, offsets=None, *, name: str = "quadratic") -> QuadraticProblem:
