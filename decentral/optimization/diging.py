@@ -30,17 +30,8 @@ Example:
 
 from __future__ import annotations
 
-from decentral.optimization.base import (
-    check_problem,
-    graphs_of,
-    noise_key,
-    params_checker,
-    sequence_for,
-    state_dtype,
-)
-from decentral.optimization.params import OptimizationParams
-from decentral.optimization.tracking import TrackingState, tracking_init, tracking_update
-from decentral.schedules import step_size
+from decentral.optimization.base import check_problem, sequence_for
+from decentral.optimization.tracking import tracking_algorithm
 
 __all__ = ["diging"]
 
@@ -63,29 +54,7 @@ def diging(problem, graphs, *, dtype=None, rule: str | None = None,
     Raises:
         ValueError: not a Problem, weights not doubly stochastic, or another number of agents.
     """
-    from decentral.runner import Algorithm
-
     check_problem(problem, "diging")
     graphs = sequence_for(problem, graphs, "doubly", "diging", rule=rule, backend=backend)
-    x_dtype = state_dtype(dtype)
-
-    def init(key, params: OptimizationParams) -> TrackingState:
-        return tracking_init(problem, key, params, x_dtype)
-
-    def step(key, state, params: OptimizationParams, t, x_t):
-        (seq,) = graphs_of(params, (graphs,))
-        W = seq.at(t, key)
-        alpha = step_size(params.step_size, t).astype(state.x.dtype)
-
-        def gradient(x):
-            return problem.stochastic_gradient(noise_key(key), x, params.gradient_noise)
-
-        return tracking_update(state, W, W, alpha, gradient, x_form="combine_then_adapt",
-                               y_form="mix_tracker", same=True), None
-
-    config = {"problem": problem.config(), "graphs": graphs.digest(), "dtype": str(x_dtype)}
-    return Algorithm(init=init, step=step, name="diging", version="1",
-                     max_horizon=graphs.length, config=config,
-                     check_params=params_checker(problem, {"graphs": (graphs, "doubly")},
-                                                 "diging"),
-                     num_agents=problem.num_agents)
+    return tracking_algorithm(problem, {"graphs": (graphs, "doubly")}, name="diging",
+                              x_form="combine_then_adapt", y_form="mix_tracker", dtype=dtype)

@@ -49,7 +49,7 @@ from decentral.optimization.base import (
     state_dtype,
 )
 from decentral.optimization.params import OptimizationParams
-from decentral.optimization.tracking import TrackingState, tracking_init, tracking_update
+from decentral.optimization.tracking import tracking_algorithm
 from decentral.schedules import step_size
 
 __all__ = ["dsgt", "dsgd", "DSGDState", "DSGT_VARIANTS"]
@@ -92,35 +92,13 @@ def dsgt(problem, graphs, *, variant: str = "pu_nedic", dtype=None, rule: str | 
         ValueError: not a Problem, weights not doubly stochastic, another number of agents,
             or an unknown ``variant``.
     """
-    from decentral.runner import Algorithm
-
     check_problem(problem, "dsgt")
     if variant not in DSGT_VARIANTS:
         raise ValueError(f"variant must be one of {tuple(DSGT_VARIANTS)}; got {variant!r}.")
     graphs = sequence_for(problem, graphs, "doubly", "dsgt", rule=rule, backend=backend)
-    x_dtype = state_dtype(dtype)
-
-    def init(key, params: OptimizationParams) -> TrackingState:
-        return tracking_init(problem, key, params, x_dtype)
-
-    def step(key, state, params: OptimizationParams, t, x_t):
-        (seq,) = graphs_of(params, (graphs,))
-        W = seq.at(t, key)
-        alpha = step_size(params.step_size, t).astype(state.x.dtype)
-
-        def gradient(x):
-            return problem.stochastic_gradient(noise_key(key), x, params.gradient_noise)
-
-        return tracking_update(state, W, W, alpha, gradient, x_form="adapt_then_combine",
-                               y_form=DSGT_VARIANTS[variant], same=True), None
-
-    config = {"problem": problem.config(), "graphs": graphs.digest(), "variant": variant,
-              "dtype": str(x_dtype)}
-    return Algorithm(init=init, step=step, name="dsgt", version="1",
-                     max_horizon=graphs.length, config=config,
-                     check_params=params_checker(problem, {"graphs": (graphs, "doubly")},
-                                                 "dsgt"),
-                     num_agents=problem.num_agents)
+    return tracking_algorithm(problem, {"graphs": (graphs, "doubly")}, name="dsgt",
+                              x_form="adapt_then_combine", y_form=DSGT_VARIANTS[variant],
+                              dtype=dtype, options={"variant": variant})
 
 
 def dsgd(problem, graphs, *, dtype=None, rule: str | None = None, backend: str | None = None):

@@ -33,19 +33,8 @@ Example:
 
 from __future__ import annotations
 
-import jax
-
-from decentral.optimization.base import (
-    check_problem,
-    graphs_of,
-    noise_key,
-    params_checker,
-    sequence_for,
-    state_dtype,
-)
-from decentral.optimization.params import OptimizationParams
-from decentral.optimization.tracking import TrackingState, tracking_init, tracking_update
-from decentral.schedules import step_size
+from decentral.optimization.base import check_problem, sequence_for
+from decentral.optimization.tracking import tracking_algorithm
 
 __all__ = ["push_pull", "PUSH_PULL_VARIANTS"]
 
@@ -79,8 +68,6 @@ def push_pull(problem, pull_graphs, push_graphs, *, variant: str = "push_pull", 
         ValueError: not a Problem, ``pull_graphs`` not row-stochastic, ``push_graphs`` not
             column-stochastic, another number of agents, or an unknown ``variant``.
     """
-    from decentral.runner import Algorithm
-
     check_problem(problem, "push_pull")
     if variant not in PUSH_PULL_VARIANTS:
         raise ValueError(f"variant must be one of {tuple(PUSH_PULL_VARIANTS)}; got {variant!r}.")
@@ -89,28 +76,7 @@ def push_pull(problem, pull_graphs, push_graphs, *, variant: str = "push_pull", 
                         name="pull_graphs")
     push = sequence_for(problem, push_graphs, "column", "push_pull", rule=rule,
                         backend=backend, name="push_graphs")
-    x_dtype = state_dtype(dtype)
-
-    def init(key, params: OptimizationParams) -> TrackingState:
-        return tracking_init(problem, key, params, x_dtype)
-
-    def step(key, state, params: OptimizationParams, t, x_t):
-        seq_r, seq_c = graphs_of(params, (pull, push))
-        alpha = step_size(params.step_size, t).astype(state.x.dtype)
-
-        def gradient(x):
-            return problem.stochastic_gradient(noise_key(key), x, params.gradient_noise)
-
-        R, C = seq_r.at(t, key), seq_c.at(t, jax.random.fold_in(key, 2))
-        return tracking_update(state, R, C, alpha, gradient, x_form=x_form, y_form=y_form,
-                               same=False), None
-
-    lengths = [s.length for s in (pull, push) if s.length is not None]
-    config = {"problem": problem.config(), "pull_graphs": pull.digest(),
-              "push_graphs": push.digest(), "variant": variant, "dtype": str(x_dtype)}
-    return Algorithm(init=init, step=step, name="push_pull", version="1",
-                     max_horizon=min(lengths) if lengths else None, config=config,
-                     check_params=params_checker(problem, {"pull_graphs": (pull, "row"),
-                                                           "push_graphs": (push, "column")},
-                                                 "push_pull"),
-                     num_agents=problem.num_agents)
+    return tracking_algorithm(problem, {"pull_graphs": (pull, "row"),
+                                        "push_graphs": (push, "column")},
+                              name="push_pull", x_form=x_form, y_form=y_form, dtype=dtype,
+                              options={"variant": variant})

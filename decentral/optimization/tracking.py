@@ -22,9 +22,17 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
-from decentral.optimization.base import mix_together, noise_key
+from decentral.optimization.base import (
+    graphs_of,
+    mix_together,
+    noise_key,
+    params_checker,
+    state_dtype,
+)
+from decentral.schedules import step_size
 
-__all__ = ["TrackingState", "X_FORMS", "Y_FORMS", "tracking_init", "tracking_update"]
+__all__ = ["TrackingState", "X_FORMS", "Y_FORMS", "tracking_init", "tracking_update",
+           "tracking_algorithm"]
 
 X_FORMS = ("adapt_then_combine", "combine_then_adapt")
 Y_FORMS = ("mix_tracker", "mix_correction")
@@ -85,3 +93,40 @@ def tracking_update(state: TrackingState, R, C, alpha, gradient: Callable, *, x_
     else:
         (y_new,) = mix_together(C, y + g_new - g)
     return TrackingState(x_new, y_new, g_new)
+
+
+def tracking_algorithm(problem, sequences: dict, *, name: str, x_form: str, y_form: str,
+                       dtype=None, options: dict | None = None):
+    """The :class:`~decentral.runner.Algorithm` of a tracking method: one sequence
+    (``{"graphs": (seq, kind)}``, mixing iterates and trackers alike) or two
+    (``{"pull_graphs": ..., "push_graphs": ...}``: R, then C, whose random draws use
+    ``fold_in(step key, 2)``), the forms above, and ``options`` recorded in the config."""
+    from decentral.runner import Algorithm
+
+    x_dtype = state_dtype(dtype)
+    own = tuple(seq for seq, _ in sequences.values())
+    same = len(own) == 1
+
+    def init(key, params) -> TrackingState:
+        return tracking_init(problem, key, params, x_dtype)
+
+    def step(key, state, params, t, x_t):
+        seqs = graphs_of(params, own)
+        R = seqs[0].at(t, key)
+        C = R if same else seqs[1].at(t, jax.random.fold_in(key, 2))
+        alpha = step_size(params.step_size, t).astype(state.x.dtype)
+
+        def gradient(x):
+            return problem.stochastic_gradient(noise_key(key), x, params.gradient_noise)
+
+        return tracking_update(state, R, C, alpha, gradient, x_form=x_form, y_form=y_form,
+                               same=same), None
+
+    lengths = [seq.length for seq in own if seq.length is not None]
+    config = ({"problem": problem.config()}
+              | {key: seq.digest() for key, (seq, _) in sequences.items()}
+              | (options or {}) | {"dtype": str(x_dtype)})
+    return Algorithm(init=init, step=step, name=name, version="1",
+                     max_horizon=min(lengths) if lengths else None, config=config,
+                     check_params=params_checker(problem, sequences, name),
+                     num_agents=problem.num_agents)
