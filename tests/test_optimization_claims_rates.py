@@ -196,17 +196,12 @@ def test_reach_step():
 
 CTX = CheckContext()
 
+# The cheap claims only: the others run (and are judged) in the main job,
+# python -m proofs_checks; their judges are tested above on planted inputs.
 EXPECTED = [
     ("optimization.dgd_bias_order_alpha", Verdict.PASS),
-    ("optimization.dgd_constant_step_not_exact", Verdict.PASS),
     ("optimization.row_stochastic_dgd_not_optimal", Verdict.PASS),
     ("optimization.push_pull_linear_rate_spanning_trees", Verdict.PASS),
-    ("optimization.push_pull_disjoint_roots_stalls", Verdict.PASS),
-    ("optimization.row_stochastic_dgd_weighted_limit", Verdict.PASS),
-    ("optimization.exact_convergence_constant_step", Verdict.PASS),
-    ("optimization.diging_linear_rate_time_varying", Verdict.PASS),
-    # G3 (q = 0.6) needs B = 12 > 10 over the 20 000 steps run: assumption not met
-    ("optimization.push_diging_linear_rate_directed", Verdict.INCONCLUSIVE),
 ]
 
 
@@ -217,8 +212,3 @@ def test_claim_verdicts(claim_id, verdict):
     out = REGISTRY[claim_id].run(CTX)
     assert out.verdict is verdict, out.reason
     assert out.reason and out.threshold
-    if claim_id == "optimization.push_diging_linear_rate_directed":
-        # inconclusive only through the G3 gate; the rates themselves pass
-        assert out.hypotheses_failed == ["g3: no B <= 10 over the 20000 steps run"]
-        assert "rate verdict before the gate: PASS" in out.details
-        assert out.measured["g2_B"] == 2 and 0 < out.measured["g3_B_to_reach"] <= 10
