@@ -72,8 +72,7 @@ def one_sequence_case(name: str, kind: str, backend: str = "dense") -> Case:
     other = factory(opt.random_quadratic(5, 2, smoothness=2.0, seed=1), seq)
     swap = g.static(alt, rule=rule, backend=backend)
     return Case(alg, params, bad, other,
-                graph_swap=(params._replace(graphs=swap), factory(problem, swap)),
-                batch_invariant=backend == "sparse")
+                graph_swap=(params._replace(graphs=swap), factory(problem, swap)))
 
 
 def push_pull_case(backend: str = "dense") -> Case:
@@ -92,8 +91,7 @@ def push_pull_case(backend: str = "dense") -> Case:
     rev_push = g.static(g.ring(5).T.copy(), rule="column", backend=backend)
     return Case(alg, params, bad, push_pull(problem, pull, push, variant="ab"),
                 graph_swap=(params._replace(graphs=(rev_pull, rev_push)),
-                            push_pull(problem, rev_pull, rev_push)),
-                batch_invariant=backend == "sparse")
+                            push_pull(problem, rev_pull, rev_push)))
 
 
 def extra_case(backend: str = "dense") -> Case:
@@ -104,8 +102,7 @@ def extra_case(backend: str = "dense") -> Case:
     params = optimization_params(0.05, np.arange(10.0).reshape(5, 2) / 10, gradient_noise=0.1)
     bad = _common_bad(params) + [(params._replace(graphs=seq), r"params\.graphs is not accepted")]
     lazier = (3 * np.eye(5) + np.asarray(seq.weights_host64(1)[0])) / 4
-    return Case(extra(problem, seq), params, bad, extra(problem, seq, w_tilde=lazier),
-                batch_invariant=backend == "sparse")
+    return Case(extra(problem, seq), params, bad, extra(problem, seq, w_tilde=lazier))
 
 
 _ONE_SEQUENCE = {"subgradient_push": "column", "diging": "doubly", "push_diging": "column",
