@@ -1,5 +1,6 @@
 """What every optimization factory shares: the checks of its problem and graph sequences, its
-params check, the state dtype, joint mixing of several per-agent arrays and the largest step.
+params check, the state dtype, joint mixing of several per-agent arrays, and the stability
+warnings.
 
 A factory calls :func:`check_problem`, then :func:`sequence_for` once per graph sequence it
 takes (``"row"``, ``"column"`` or ``"doubly"`` stochastic), and builds its ``check_params``
@@ -20,7 +21,7 @@ from decentral.optimization.params import OptimizationParams, check_optimization
 from decentral.optimization.problems import Problem
 
 __all__ = ["check_problem", "sequence_for", "state_dtype", "params_checker", "mix_together",
-           "largest_step", "noise_key", "graphs_of", "static_symmetric_weights",
+           "noise_key", "graphs_of", "static_symmetric_weights",
            "warn_step_above"]
 
 
@@ -101,14 +102,6 @@ def mix_together(W, *arrays: jax.Array) -> tuple[jax.Array, ...]:
     out = mix(W, stacked, exact_nonfinite=False)
     parts = jnp.split(out, np.cumsum(widths)[:-1], axis=1)
     return tuple(p.astype(a.dtype) for p, a in zip(parts, arrays, strict=True))
-
-
-def largest_step(step) -> float:
-    """The largest ``alpha_t`` a (possibly swept) non-increasing schedule takes: ``alpha_0``."""
-    alpha0 = np.asarray(step.alpha0, np.float64)
-    t0 = np.asarray(step.t0, np.float64)
-    power = np.asarray(step.power, np.float64)
-    return float(np.max(alpha0 / t0 ** power))
 
 
 def noise_key(key: jax.Array) -> jax.Array:
